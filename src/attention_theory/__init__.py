@@ -1,0 +1,15 @@
+"""attention_theory: numerical companion to four papers on Transformer theory.
+
+Modules (one home per concept):
+
+* :mod:`~attention_theory.verify`     the check / registry / errata contract
+* :mod:`~attention_theory.norms`      matrix norms of the papers (both naming conventions)
+* :mod:`~attention_theory.softmax`    softmax, its Jacobian and second derivative
+* :mod:`~attention_theory.losses`     logistic and cross-entropy losses and derivatives
+* :mod:`~attention_theory.rademacher` empirical Rademacher complexity (exact / Monte Carlo)
+* :mod:`~attention_theory.covering`   covering and packing numbers of finite classes
+* :mod:`~attention_theory.dudley`     Dudley's entropy integral on step-function covers
+* :mod:`~attention_theory.checks`     the registered checks the book runs
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,117 @@
+"""Input validation shared by every public function.
+
+Each helper raises ``TypeError`` for the wrong kind of object and ``ValueError``
+for a value that is out of range; the message always names the argument, so a
+reader who passes a bad shape to ``mixed_norm`` learns which argument was bad.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "as_array",
+    "as_matrix",
+    "as_vector",
+    "check_order",
+    "check_positive",
+    "check_probability",
+    "check_int",
+]
+
+
+def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
+             finite: bool = True) -> np.ndarray:
+    """Convert ``x`` to a float64 array, validating dimension and finiteness."""
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
+    try:
+        import torch  # local import: torch is heavy and optional for plain numpy use
+
+        if isinstance(x, torch.Tensor):
+            x = x.detach().cpu().double().numpy()
+    except ImportError:  # pragma: no cover - torch is a hard dependency in practice
+        pass
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else ndim
+        if arr.ndim not in allowed:
+            want = " or ".join(str(a) for a in allowed)
+            raise ValueError(f"{name} must have {want} dimension(s), got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty (shape {arr.shape})")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values")
+    return arr
+
+
+def as_matrix(x: Any, name: str, *, finite: bool = True) -> np.ndarray:
+    """A 2-D float64 array."""
+    return as_array(x, name, ndim=2, finite=finite)
+
+
+def as_vector(x: Any, name: str, *, finite: bool = True) -> np.ndarray:
+    """A 1-D float64 array."""
+    return as_array(x, name, ndim=1, finite=finite)
+
+
+def check_order(p: Any, name: str, *, minimum: float = 1.0, allow_inf: bool = True,
+                strict: bool = False) -> float:
+    """Validate a norm order ``p`` (``p >= minimum``, optionally ``inf``)."""
+    if isinstance(p, bool) or not isinstance(p, Real):
+        if isinstance(p, str) and p.lower() in {"inf", "infinity"} and allow_inf:
+            return math.inf
+        raise TypeError(f"{name} must be a real number (or inf), got {p!r}")
+    p = float(p)
+    if math.isnan(p):
+        raise ValueError(f"{name} must not be NaN")
+    if math.isinf(p):
+        if not allow_inf or p < 0:
+            raise ValueError(f"{name} must be finite, got {p}")
+        return p
+    if p < minimum or (strict and p == minimum):
+        rel = ">" if strict else ">="
+        raise ValueError(f"{name} must be {rel} {minimum}, got {p}")
+    return p
+
+
+def check_positive(x: Any, name: str, *, allow_zero: bool = False) -> float:
+    """A finite real number > 0 (or >= 0 with ``allow_zero``)."""
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    if x < 0 or (x == 0 and not allow_zero):
+        rel = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {rel}, got {x}")
+    return x
+
+
+def check_probability(x: Any, name: str, *, open_interval: bool = True) -> float:
+    """A real number in (0, 1) (or [0, 1])."""
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    x = float(x)
+    ok = (0 < x < 1) if open_interval else (0 <= x <= 1)
+    if not ok:
+        interval = "(0, 1)" if open_interval else "[0, 1]"
+        raise ValueError(f"{name} must lie in {interval}, got {x}")
+    return x
+
+
+def check_int(x: Any, name: str, *, minimum: int = 1) -> int:
+    """An integer >= minimum."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {x!r}")
+    x = int(x)
+    if x < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {x}")
+    return x

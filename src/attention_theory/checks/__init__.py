@@ -1,0 +1,6 @@
+"""Registered checks, one module per part of the book.
+
+Importing this package registers every check (see :func:`attention_theory.verify.registered_checks`).
+"""
+
+from . import foundations  # noqa: F401

@@ -1,0 +1,1 @@
+"""Data generators (each seeded, each validated)."""
