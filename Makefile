@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 # Build the HTML book, executing every chapter at smoke scale (ATTN_SCALE=smoke unless set).
 book: $(STAMP)
-	ATTN_SCALE=$${ATTN_SCALE:-smoke} $(VENV)/bin/jupyter-book build . -W -n --keep-going
+	ATTN_SCALE=$${ATTN_SCALE:-smoke} $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 	@echo "Open _build/html/index.html"
 
 # Unit tests, negative controls, and nbval over every chapter listed in _toc.yml.

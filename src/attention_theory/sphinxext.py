@@ -18,6 +18,7 @@ How it fits the build:
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -138,12 +139,12 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     for node in has_claims:
         rows = []
         for cid, row in summary.items():
-            checks = ", ".join(sorted(set(row["checks"])))
-            tight = _fmt(row["worst_bound_ratio"])
+            tight = "; ".join(f"{k}: {_fmt(v)}" for k, v in sorted(row["worst_by_check"].items())
+                              if math.isfinite(v) and v > 0) or "—"
             if row["status"] == "not-checkable":
                 tight = "; ".join(row["reasons"])[:300]
             rows.append([_link(app, docname, cid, labels), STATUS_TEXT[row["status"]],
-                         checks, str(row["instances"]), tight,
+                         f"{len(set(row['checks']))} checks, {row['instances']} instances", tight,
                          f"{cid}, attention-theory book v{row['package_version']} "
                          f"(commit {row['commit']}), checked {row['date']}"])
         counts: dict[str, int] = {}
@@ -152,9 +153,9 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         intro = nodes.paragraph(text=(
             f"{len(summary)} claims, {len(records)} check records: "
             + ", ".join(f"{counts.get(s, 0)} {STATUS_TEXT[s]}" for s in STATUS_TEXT) + "."))
-        table = _table(["claim", "status", "checks", "instances",
-                        "worst LHS/RHS (bounds) or reason", "cite as"], rows,
-                       [14, 10, 22, 8, 16, 30])
+        table = _table(["claim", "status", "evidence",
+                        "worst LHS/RHS per bound check, or reason", "cite as"], rows,
+                       [14, 10, 12, 30, 30])
         node.replace_self([intro, table])
     for node in has_errata:
         items: list[nodes.Node] = []

@@ -339,7 +339,7 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
     for r in records:
         row = rows.setdefault(r["claim_id"], {
             "claim_id": r["claim_id"], "statuses": set(), "checks": [],
-            "instances": 0, "worst_bound_ratio": None, "reasons": [],
+            "instances": 0, "worst_bound_ratio": None, "reasons": [], "worst_by_check": {},
             "commit": r["commit"], "date": r["date"], "package_version": r["package_version"],
         })
         row["statuses"].add(r["status"])
@@ -349,6 +349,7 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
             row["reasons"].append(r["detail"].get("reason", ""))
         if r["kind"] == "bound" and r["status"] == "verified" and r["worst"] is not None:
             w = float(r["worst"])
+            row["worst_by_check"][r["check"]] = w
             prev = row["worst_bound_ratio"]
             row["worst_bound_ratio"] = w if prev is None else max(prev, w)
         row["date"] = max(row["date"], r["date"])
