@@ -1,0 +1,1 @@
+"""Closed-form constants and bounds of the papers: :mod:`~attention_theory.bounds.deora`."""

@@ -1,0 +1,1 @@
+"""Model definitions of the papers (torch, float64): :mod:`~attention_theory.models.deora`."""
