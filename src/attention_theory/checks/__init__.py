@@ -5,3 +5,4 @@ Importing this package registers every check (see :func:`attention_theory.verify
 
 from . import foundations  # noqa: F401
 from . import deora_calculus  # noqa: F401
+from . import trauger_linear  # noqa: F401
