@@ -544,19 +544,29 @@ def check_l33_row_reading(*, rhs_factor: float = 1.0) -> CheckRecord:
                        extra={"example_k100_eps05": [lb[2], rhs[2]]})
 
 
-@claim_check("trauger-lemma-3-3", "missing-ceiling")
-def check_l33_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
-    """Erratum #18 (proof gap): the construction's log-size exceeds the ceiling-free RHS for some eps."""
+def _ceiling_outcomes(size: Callable[..., float], bound: Callable[..., float],
+                      printed_ceiling: bool) -> tuple:
+    """Constructed log cover size against the bound without / with the ceiling (erratum #18).
+
+    Returns the (printed, corrected) outcomes over d in {1, 4}, k in {2, 8, 64} and 40 values
+    of eps in [0.3, 0.99] with B_w = B_x = 1.
+    """
     lhs, pr, co = [], [], []
     for d in (1, 4):
         for k in (2, 8, 64):
             for t in np.linspace(0.3, 0.99, 40):
                 args = (d, k, 1.0, 1.0, float(t))
-                lhs.append(log_cover_size_lemma33(*args))
-                pr.append(log_cover_bound_lemma33(*args, ceiling=printed_ceiling))
-                co.append(log_cover_bound_lemma33(*args, ceiling=True))
+                lhs.append(size(*args))
+                pr.append(bound(*args, ceiling=printed_ceiling))
+                co.append(bound(*args, ceiling=True))
+    return bound_outcome(lhs, pr), bound_outcome(lhs, co)
+
+
+@claim_check("trauger-lemma-3-3", "missing-ceiling")
+def check_l33_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
+    """Erratum #18 (proof gap): the construction's log-size exceeds the ceiling-free RHS for some eps."""
     return confirm_erratum(
-        bound_outcome(lhs, pr), bound_outcome(lhs, co),
+        *_ceiling_outcomes(log_cover_size_lemma33, log_cover_bound_lemma33, printed_ceiling),
         description="the proof of Lemma 3.3 certifies d ceil(Bw^2Bx^2/eps^2) log(2k+1), not the ceiling-free form",
         printed_text="log N <= d Bw^2 Bx^2 / eps^2 log(2k+1)",
         corrected_text="log N <= d ceil(Bw^2 Bx^2 / eps^2) log(2k+1) (what the Maurey cover gives)",
@@ -759,16 +769,8 @@ def check_l36_transpose(*, norm: Callable[[np.ndarray], float] = lambda W: mixed
 @claim_check("trauger-lemma-3-6", "missing-ceiling")
 def check_l36_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
     """Erratum #18 (proof gap): the flattened Maurey cover exceeds the ceiling-free RHS for some eps."""
-    lhs, pr, co = [], [], []
-    for d in (1, 4):
-        for k in (2, 8, 64):
-            for t in np.linspace(0.3, 0.99, 40):
-                args = (d, k, 1.0, 1.0, float(t))
-                lhs.append(log_cover_size_lemma36(*args))
-                pr.append(log_cover_bound_lemma36(*args, ceiling=printed_ceiling))
-                co.append(log_cover_bound_lemma36(*args, ceiling=True))
     return confirm_erratum(
-        bound_outcome(lhs, pr), bound_outcome(lhs, co),
+        *_ceiling_outcomes(log_cover_size_lemma36, log_cover_bound_lemma36, printed_ceiling),
         description="the proof of Lemma 3.6 certifies ceil(Bw^2Bx^2/eps^2) log(2dk+1), not the ceiling-free form",
         printed_text="log N <= Bx^2 Bw^2 / eps^2 log(2dk+1)",
         corrected_text="log N <= ceil(Bx^2 Bw^2 / eps^2) log(2dk+1) (what the Maurey cover gives)",
