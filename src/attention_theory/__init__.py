@@ -9,6 +9,9 @@ Modules (one home per concept):
 * :mod:`~attention_theory.rademacher` empirical Rademacher complexity (exact / Monte Carlo)
 * :mod:`~attention_theory.covering`   covering and packing numbers of finite classes
 * :mod:`~attention_theory.dudley`     Dudley's entropy integral on step-function covers
+* :mod:`~attention_theory.results`    experiment results with provenance, atomic writes, checkpoints
+* :mod:`~attention_theory.experiments` runnable experiments (smoke and full scale)
+* :mod:`~attention_theory.optim`      optimizers and (batched) training loops
 * :mod:`~attention_theory.checks`     the registered checks the book runs
 """
 
