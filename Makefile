@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: book test install clean
+.PHONY: book test check-html install clean
 
 install: $(STAMP)
 
@@ -25,6 +25,16 @@ test: $(STAMP)
 	$(PY) tests/toc_notebooks.py _build/nbval
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
 	  $(PY) -m pytest tests _build/nbval --nbval-lax -p no:cacheprovider
+
+# Browser test of the built book (run `make book` first): every page opened in headless
+# Chromium, offline; math typeset, images loaded, internal links resolve, registry complete.
+# Installs Debian's chromium and chromium-driver when missing (needs root and apt).
+check-html: $(STAMP)
+	@test -f _build/html/index.html || { echo "no built book: run 'make book' first"; exit 1; }
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; }
+	$(PY) -m pytest tests/browser_check_html.py -q -p no:cacheprovider
+	@echo "Screenshots in _build/html-check/"
 
 clean:
 	rm -rf _build

@@ -13,6 +13,15 @@ How it fits the build:
    whose claim ID has no statement, and a statement label with no record.
 5. ``build-finished`` writes ``claims.json`` (all records plus the per-claim
    summary) into the HTML output.
+6. ``doctree-read`` collects every labelled statement and the claims cross-referenced in its
+   block (the directive and the derivation after it, up to the next statement): the
+   *uses* edges of the dependency graph.  ``{dependency-graph} <paper>`` draws it
+   (:mod:`attention_theory.blueprint`) and ``{paper-status}`` counts statuses per paper.
+7. ``html-page-context`` writes each chapter as ``.ipynb`` (jupytext) into ``_sources`` so the
+   theme's download menu offers the notebook next to the MyST source.
+8. ``config-inited`` serves MathJax from the build (offline reading): the MathJax 3
+   distribution shipped by the pinned ``django-static-mathjax`` wheel is copied
+   into ``_static/mathjax`` and ``mathjax_path`` points there instead of a CDN.
 """
 
 from __future__ import annotations
@@ -26,9 +35,11 @@ from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
+from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from . import blueprint as bp
 from .verify import CLAIM_ID_PATTERN, load_registry, summarize_registry
 
 logger = logging.getLogger(__name__)
@@ -62,6 +73,87 @@ class ErrataListDirective(Directive):
         return [errata_placeholder("")]
 
 
+class graph_placeholder(nodes.General, nodes.Element):
+    """Replaced by a paper's dependency graph (inline SVG) at doctree-resolved."""
+
+
+class status_placeholder(nodes.General, nodes.Element):
+    """Replaced by the per-paper status table at doctree-resolved."""
+
+
+PAPERS = {"trauger": "Trauger & Tewari (2024)", "deora": "Deora et al. (2024)",
+          "qin": "Qin, Zhou & Zhu (2025)", "julistiono": "Julistiono, Tarzanagh & Azizan (2024)"}
+
+
+class DependencyGraphDirective(Directive):
+    """``{dependency-graph} <paper>``: the blueprint graph of one paper's statements."""
+
+    has_content = False
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        paper = self.arguments[0].strip()
+        if paper not in PAPERS:
+            raise self.error(f"unknown paper {paper!r}; expected one of {sorted(PAPERS)}")
+        env = self.state.document.settings.env
+        if not hasattr(env, "attn_graph_docs"):
+            env.attn_graph_docs = {}
+        env.attn_graph_docs[paper] = env.docname
+        node = graph_placeholder("")
+        node["paper"] = paper
+        return [node]
+
+
+class PaperStatusDirective(Directive):
+    """``{paper-status}``: per paper, how many statements are in each status."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [status_placeholder("")]
+
+
+def _statements(env: Any) -> dict[str, bp.Statement]:
+    if not hasattr(env, "attn_statements"):
+        env.attn_statements = {}
+    return env.attn_statements
+
+
+def _is_statement(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.Element) and bool(node.get("realtype")) and bool(node.get("label"))
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    """Collect the labelled statements of this chapter and the claims each block cites."""
+    store = _statements(app.env)
+    docname = app.env.docname
+    current: bp.Statement | None = None
+    for node in doctree.findall(lambda n: _is_statement(n) or isinstance(n, pending_xref)):
+        if isinstance(node, pending_xref):
+            target = str(node.get("reftarget", ""))
+            if current is not None and node.get("refdomain") == "prf" and CLAIM_ID_PATTERN.match(target):
+                current.uses.append(target)
+            continue
+        label = str(node["label"])
+        if not CLAIM_ID_PATTERN.match(label):
+            current = None
+            continue
+        title = str(node.get("title", ""))
+        current = bp.Statement(label=label, docname=docname, title=title,
+                               reconstructed=("reconstructed" in node.get("classes", [])
+                                              or "reconstructed" in title.lower()))
+        store[label] = current
+
+
+def _purge_doc(app: Sphinx, env: Any, docname: str) -> None:
+    store = _statements(env)
+    for k in [k for k, v in store.items() if v.docname == docname]:
+        del store[k]
+    for paper, doc in list(getattr(env, "attn_graph_docs", {}).items()):
+        if doc == docname:
+            del env.attn_graph_docs[paper]
+
+
 def _registry_path(app: Sphinx) -> Path:
     return Path(app.outdir).parent / "registry"
 
@@ -72,6 +164,35 @@ def _builder_inited(app: Sphinx) -> None:
         shutil.rmtree(reg)
     reg.mkdir(parents=True)
     os.environ["ATTN_REGISTRY_DIR"] = str(reg)
+
+
+def _mathjax_source() -> Path | None:
+    """The ``es5`` folder of the MathJax 3 distribution in site-packages, if installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        es5 = Path(root) / "static" / "mathjax" / "es5"
+        if (es5 / "tex-mml-chtml.js").exists():
+            return es5
+    return None
+
+
+def _offline_mathjax(app: Sphinx, config: Any) -> None:
+    """Serve MathJax from ``_static/mathjax`` so the HTML renders math without network."""
+    es5 = _mathjax_source()
+    if es5 is None:
+        logger.warning("MathJax is not installed (pip package django-static-mathjax): "
+                       "the book will load it from a CDN and needs network to show math")
+        return
+    staging = Path(app.outdir).parent / "mathjax-static"
+    target = staging / "mathjax"
+    if not (target / "tex-mml-chtml.js").exists():
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(es5, target)
+    config.html_static_path = list(config.html_static_path) + [str(staging)]
+    config.mathjax_path = "mathjax/tex-mml-chtml.js"
 
 
 def _statement_labels(env: Any) -> dict[str, dict[str, Any]]:
@@ -131,11 +252,39 @@ def _fmt(x: Any) -> str:
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     has_claims = list(doctree.findall(claims_placeholder))
     has_errata = list(doctree.findall(errata_placeholder))
-    if not has_claims and not has_errata:
+    has_graph = list(doctree.findall(graph_placeholder))
+    has_status = list(doctree.findall(status_placeholder))
+    if not (has_claims or has_errata or has_graph or has_status):
         return
     records = load_registry(_registry_path(app))
     labels = _statement_labels(app.env)
     summary = summarize_registry(records)
+    reg_status = {cid: row["status"] for cid, row in summary.items()}
+    statements = _statements(app.env)
+    for node in has_graph:
+        paper = node["paper"]
+        mine = {k: v for k, v in statements.items() if v.paper == paper}
+        hrefs = {k: app.builder.get_relative_uri(docname, v.docname) + "#" + k for k, v in mine.items()}
+        svg = bp.render_svg(mine, reg_status, hrefs, title=PAPERS[paper])
+        node.replace_self(nodes.raw("", f'<div id="graph-{paper}" class="attn-blueprint-wrap" style="overflow-x:auto">'
+                                        f"{svg}</div>", format="html"))
+    for node in has_status:
+        counts = bp.paper_counts(statements, reg_status)
+        graph_docs = getattr(app.env, "attn_graph_docs", {})
+        rows = []
+        for paper, name in PAPERS.items():
+            c = counts.get(paper, {k: 0 for k in (*bp.STATUS_COLOURS, "total")})
+            if paper in graph_docs:
+                ref = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(
+                    docname, graph_docs[paper]) + f"#graph-{paper}")
+                ref += nodes.Text(name)
+            else:
+                ref = nodes.Text(name)
+            rows.append([ref, str(c["total"]), str(c["verified"]), str(c["erratum"]),
+                         str(c["reconstruction"]), str(c["not-checkable"])])
+        node.replace_self(_table(["paper (links to its dependency graph)", "statements", "verified",
+                                  "confirmed errata", "reconstructions", "not checkable"], rows,
+                                 [30, 10, 10, 10, 12, 12]))
     for node in has_claims:
         rows = []
         for cid, row in summary.items():
@@ -206,8 +355,30 @@ def _build_finished(app: Sphinx, exc: Exception | None) -> None:
         return
     records = load_registry(_registry_path(app))
     summary = summarize_registry(records)
-    out = {"claims": list(summary.values()), "records": records}
+    statements = {k: {"docname": v.docname, "title": v.title, "uses": sorted(set(v.uses)),
+                      "reconstructed": v.reconstructed}
+                  for k, v in sorted(_statements(app.env).items())}
+    out = {"claims": list(summary.values()), "records": records, "statements": statements}
     Path(app.outdir, "claims.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+
+
+def _notebook_download(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                       doctree: Any) -> None:
+    """Offer each chapter as ``.ipynb`` (converted with jupytext) in the download menu."""
+    if doctree is None or app.builder.format != "html":
+        return
+    src = Path(app.env.doc2path(pagename))
+    if src.suffix != ".md" or not src.exists():
+        return
+    import jupytext
+
+    nb = jupytext.read(src)
+    if "kernelspec" not in nb.metadata:
+        return
+    out = Path(app.outdir) / "_sources" / (pagename + ".ipynb")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    jupytext.write(nb, out)
+    context["ipynb_source"] = pagename + ".ipynb"
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -215,6 +386,14 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(errata_placeholder)
     app.add_directive("verified-claims", VerifiedClaimsDirective)
     app.add_directive("errata-list", ErrataListDirective)
+    app.add_node(graph_placeholder)
+    app.add_node(status_placeholder)
+    app.add_directive("dependency-graph", DependencyGraphDirective)
+    app.add_directive("paper-status", PaperStatusDirective)
+    app.connect("doctree-read", _doctree_read)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("html-page-context", _notebook_download, priority=400)
+    app.connect("config-inited", _offline_mathjax)
     app.connect("builder-inited", _builder_inited)
     app.connect("env-check-consistency", _env_check_consistency)
     app.connect("doctree-resolved", _doctree_resolved)

@@ -1,0 +1,182 @@
+"""Browser test of the built HTML book (``make check-html``; needs ``make book`` first).
+
+Every page of ``_build/html`` is opened in headless Chromium (Debian's ``chromium`` and
+``chromium-driver``) through a server on 127.0.0.1, with every other host unreachable, and
+checked as a reader would see it:
+
+* the mathematics was typeset by MathJax (served from the build): no raw TeX left in math
+  elements and no MathJax error boxes;
+* every image loaded (non-zero natural size);
+* every internal link and cross-reference points to an existing page and anchor;
+* the page references no external script, stylesheet or font (offline reading);
+* the Verified-claims table has one row per claim of ``claims.json``.
+
+Screenshots of a few pages are written to ``_build/html-check/`` for a human look.
+This file is not collected by ``make test`` (its name does not start with ``test_``).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = Path(os.environ.get("ATTN_HTML_DIR", ROOT / "_build" / "html"))
+SHOTS = HTML.parent / "html-check"
+SCREENSHOT_PAGES = ("index.html", "book/verified-claims.html", "book/errata.html",
+                    "book/foundations/softmax.html", "book/trauger/linear-covering.html")
+EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=["'](?:https?:)?//""", re.I)
+
+if not (HTML / "index.html").exists():
+    pytest.exit("no built book at _build/html: run `make book` first", returncode=2)
+
+
+def _pages() -> list[str]:
+    pages = sorted(str(p.relative_to(HTML)) for p in HTML.rglob("*.html")
+                   if "_static" not in p.parts and "_sources" not in p.parts)
+    return [p for p in pages if p not in ("genindex.html", "search.html")] + ["search.html"]
+
+
+@pytest.fixture(scope="session")
+def server():
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # keep the test output readable
+            pass
+
+    handler = functools.partial(Quiet, directory=str(HTML))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_bin = shutil.which("chromedriver")
+    if not chromium or not driver_bin:
+        pytest.exit("Debian's chromium and chromium-driver are needed (make check-html installs them)",
+                    returncode=2)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-quic", "--window-size=1280,1600",
+                 # offline: every host but the local server is unreachable
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):
+        opts.add_argument(flag)
+    drv = webdriver.Chrome(service=Service(driver_bin), options=opts)
+    drv.set_page_load_timeout(60)
+    drv.set_script_timeout(60)
+    yield drv
+    drv.quit()
+
+
+def _typeset(drv) -> dict:
+    """Wait for MathJax, then report what a reader sees on the page."""
+    return drv.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const report = () => {
+          const maths = Array.from(document.querySelectorAll('.math, span.math, div.math'));
+          const raw = maths.filter(m => !m.querySelector('mjx-container') &&
+                                        /\\\\\\(|\\\\\\[|\\$\\$/.test(m.textContent)).length;
+          const errors = document.querySelectorAll('mjx-merror, [data-mjx-error]').length;
+          const imgs = Array.from(document.images);
+          const broken = imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src);
+          done({mathjax: !!(window.MathJax && window.MathJax.version), maths: maths.length,
+                raw: raw, errors: errors, images: imgs.length, broken: broken});
+        };
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+          MathJax.startup.promise.then(report, report);
+        } else { setTimeout(report, 500); }
+    """)
+
+
+@functools.lru_cache(maxsize=None)
+def _anchors(page: Path) -> frozenset[str]:
+    text = page.read_text(errors="replace")
+    return frozenset(re.findall(r"""\b(?:id|name)=["']([^"']+)["']""", text))
+
+
+def _internal_links(page: str) -> list[tuple[str, str]]:
+    """``(href, problem)`` for every broken internal link of ``page``."""
+    text = (HTML / page).read_text(errors="replace")
+    bad = []
+    for href in re.findall(r"""<a\b[^>]*\bhref=["']([^"']+)["']""", text):
+        if href.startswith(("http://", "https://", "mailto:", "javascript:", "//")):
+            continue
+        url = urlparse(urljoin(f"http://x/{page}", href))
+        target = HTML / unquote(url.path.lstrip("/"))
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            bad.append((href, "missing file"))
+        elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in _anchors(target):
+            bad.append((href, "missing anchor"))
+    return bad
+
+
+@pytest.mark.parametrize("page", _pages())
+def test_page(page, server, browser):
+    browser.get(server + page)
+    seen = _typeset(browser)
+    problems = []
+    if seen["maths"] and not seen["mathjax"]:
+        problems.append("MathJax did not load")
+    if seen["raw"]:
+        problems.append(f"{seen['raw']} math element(s) left as raw TeX")
+    if seen["errors"]:
+        problems.append(f"{seen['errors']} MathJax error(s)")
+    if seen["broken"]:
+        problems.append(f"images not loaded: {seen['broken'][:5]}")
+    broken_links = _internal_links(page)
+    if broken_links:
+        problems.append(f"broken internal links: {broken_links[:5]}")
+    external = EXTERNAL.findall((HTML / page).read_text(errors="replace"))
+    if external:
+        problems.append(f"external resources: {external[:3]}")
+    if page in SCREENSHOT_PAGES:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SHOTS / (page.replace("/", "_").removesuffix(".html") + ".png")))
+    assert not problems, f"{page}: " + "; ".join(problems)
+
+
+def test_no_external_fonts_or_imports_in_css():
+    offenders = []
+    for css in HTML.rglob("*.css"):
+        for url in re.findall(r"""(?:url\(|@import\s+)["']?((?:https?:)?//[^"')\s]+)""",
+                              css.read_text(errors="replace")):
+            offenders.append(f"{css.relative_to(HTML)}: {url}")
+    assert not offenders, offenders[:10]
+
+
+def test_verified_claims_table_has_one_row_per_claim(server, browser):
+    claims = json.loads((HTML / "claims.json").read_text())["claims"]
+    browser.get(server + "book/verified-claims.html")
+    rows = browser.execute_script(
+        "return document.querySelectorAll('table.attn-registry tbody tr').length")
+    assert rows == len(claims) > 0
+
+
+def test_search_works_offline(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server + "search.html?q=softmax")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results li, ul.search li"))
+    hits = browser.find_elements(By.CSS_SELECTOR, "#search-results li, ul.search li")
+    assert hits, "the offline search index returned nothing for 'softmax'"
