@@ -21,10 +21,15 @@ book: $(STAMP)
 	@echo "Open _build/html/index.html"
 
 # Unit tests, negative controls, and nbval over every chapter listed in _toc.yml.
+# Files are spread over the cores (--dist loadfile keeps each notebook in one kernel);
+# TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= auto
 test: $(STAMP)
 	$(PY) tests/toc_notebooks.py _build/nbval
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
-	  $(PY) -m pytest tests _build/nbval --nbval-lax -p no:cacheprovider
+	  OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1} \
+	  $(PY) -m pytest tests _build/nbval --nbval-lax -p no:cacheprovider \
+	  -n $(TEST_WORKERS) --dist loadfile
 
 # Browser test of the built book (run `make book` first): every page opened in headless
 # Chromium, offline; math typeset, images loaded, internal links resolve, registry complete.
