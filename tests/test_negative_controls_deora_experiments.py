@@ -1,0 +1,143 @@
+"""Negative controls for the checks of Deora et al., App. G (experiments), plus unit tests of
+the DM2 sampler and the multi-head trainer."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from _nc import negative_control
+from attention_theory.checks import deora_experiments as de
+from attention_theory.data.dm2 import planted_teacher, sample_dm2, teacher_output
+from attention_theory.experiments import deora_heads as dh
+from attention_theory.verify import ClaimViolation
+
+
+def test_nc_dm2_margin_filter_larger_claimed_margin():
+    negative_control("deora-def-dm2", "margin-filter")
+    with pytest.raises(ClaimViolation):
+        de.check_dm2_margin_filter(claimed_margin=0.3, n=500, seeds=(0,))
+
+
+def test_nc_symmetry_random_start():
+    negative_control("deora-sec-g-symmetry", "zero-init-reduction")
+    with pytest.raises(ClaimViolation):
+        de.check_zero_init_symmetry(init_scale=1e-3, Hs=(4,), optimizers=("gd",), steps=10)
+
+
+def test_nc_symmetry_wrong_w_step():
+    negative_control("deora-sec-g-symmetry", "zero-init-reduction")
+    with pytest.raises(ClaimViolation):  # W step eta instead of eta / H
+        de.check_zero_init_symmetry(w_step_factor=4.0, Hs=(4,), optimizers=("gd",), steps=10)
+
+
+def test_nc_symmetry_wrong_adam_epsilon():
+    # the reduction with Adam's epsilon left unscaled on W differs once gradients are small
+    spec = dh.TrainSpec.uniform("adam", 0.01, 5, eps_U=1e-2, eps_W=1e-2)
+    red = dh.reduced_single_head_spec(spec, 16)
+    assert red.eps_W == pytest.approx(16 * 1e-2) and red.eps_U == pytest.approx(4 * 1e-2)
+    assert red.lr_U == pytest.approx(4 * 0.01) and red.lr_W == pytest.approx(0.01)
+
+
+def test_nc_symmetry_breaking_zero_start_does_not_break():
+    negative_control("deora-sec-g-symmetry", "random-init-breaks-symmetry")
+    with pytest.raises(ClaimViolation):
+        de.check_symmetry_breaking(init_scale=0.0, steps=10)
+
+
+def _toy_runs():
+    """Hand-made logs in the layout of smoke_dm2_runs: H=4 trains faster than H=1."""
+    steps = np.array([0, 100, 200])
+
+    def run(scale):
+        return {"step": steps, "train_loss": np.array([[0.7, 0.7], [0.1 * scale, 0.2 * scale],
+                                                       [0.01 * scale, 0.02 * scale]])}
+
+    return {"steps": 200, "Hs": (1, 4),
+            "gd": {1: run(1.0), 4: run(0.5)},
+            "momentum": {1: run(0.3), 4: run(0.1)},
+            "adam": {1: run(0.4), 4: run(0.2)}}
+
+
+def test_nc_fig4_reversed_ordering():
+    negative_control("deora-fig-4", "more-heads-lower-final-loss")
+    de.check_fig4_more_heads_lower_loss(_toy_runs())
+    with pytest.raises(ClaimViolation):
+        de.check_fig4_more_heads_lower_loss(_toy_runs(), larger_is_better=False)
+
+
+def test_nc_fig5_gd_faster_than_momentum():
+    negative_control("deora-fig-5", "momentum-faster-than-gd")
+    de.check_fig5_momentum_faster_than_gd(_toy_runs())
+    with pytest.raises(ClaimViolation):
+        de.check_fig5_momentum_faster_than_gd(_toy_runs(), swap=True)
+
+
+def test_nc_fig5_reversed_ordering():
+    negative_control("deora-fig-5", "more-heads-lower-final-loss")
+    de.check_fig5_more_heads_lower_loss(_toy_runs())
+    with pytest.raises(ClaimViolation):
+        de.check_fig5_more_heads_lower_loss(_toy_runs(), larger_is_better=False)
+
+
+# --- unit tests -------------------------------------------------------------
+
+def test_teacher_norms_and_sampler_determinism():
+    t = planted_teacher(10, 5, seed=3)
+    assert np.linalg.norm(t.W) == pytest.approx(3.0) and np.linalg.norm(t.U) == pytest.approx(1.0)
+    X1, y1, a1 = sample_dm2(50, t, seed=1)
+    X2, y2, a2 = sample_dm2(50, t, seed=1)
+    assert X1.shape == (50, 10, 5) and np.array_equal(X1, X2) and np.array_equal(y1, y2) and a1 == a2
+    assert 0 < a1 <= 1 and set(np.unique(y1)) <= {-1.0, 1.0}
+    assert np.all(y1 * teacher_output(X1, t) > 0.2)
+
+
+def test_heads_output_matches_the_reference_model():
+    from attention_theory.models.deora import multi_head
+
+    g = torch.Generator().manual_seed(0)
+    X = torch.randn(1, 3, 4, 2, generator=g, dtype=torch.float64)
+    Us = torch.randn(1, 5, 4, 2, generator=g, dtype=torch.float64)
+    Ws = torch.randn(1, 5, 2, 2, generator=g, dtype=torch.float64)
+    out, S = dh.heads_output(Us, Ws, X)
+    ref = torch.stack([multi_head(X[0, i], Ws[0], Us[0]) for i in range(3)])
+    assert torch.allclose(out[0], ref, atol=1e-13) and S.shape == (1, 3, 5, 4, 4)
+
+
+def test_reduced_spec_for_gd_and_log_steps():
+    spec = dh.TrainSpec.uniform("momentum", 2.0, 10)
+    red = dh.reduced_single_head_spec(spec, 4)
+    assert (red.lr_U, red.lr_W) == (2.0, 0.5)
+    steps = dh.log_steps(1000)
+    assert steps[0] == 0 and steps[-1] == 1000 and 100 in steps and np.all(np.diff(steps) > 0)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(optimizer="sgd"), "optimizer"), (dict(lr_U=-1.0), "lr_U"), (dict(momentum=1.5), "momentum"),
+])
+def test_bad_train_spec(kwargs, match):
+    base = dict(optimizer="gd", steps=1, lr_U=0.1, lr_W=0.1)
+    base.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        dh.TrainSpec(**base)
+
+
+def test_bad_data_shapes_and_teacher():
+    with pytest.raises(ValueError, match="Xtr"):
+        dh.train_heads(np.zeros((3, 4, 2)), np.ones(3), np.zeros((3, 4, 2)), np.ones(3), H=1,
+                       spec=dh.TrainSpec.uniform("gd", 0.1, 1))
+    with pytest.raises(ValueError, match="W_norm"):
+        planted_teacher(4, 2, W_norm=0.0)
+    with pytest.raises(ValueError, match="Xs"):
+        teacher_output(np.zeros((2, 3, 3)), planted_teacher(4, 2))
+    with pytest.raises(RuntimeError, match="margin filter"):
+        sample_dm2(10, planted_teacher(4, 2), gamma_dm2=1e6, max_rounds=2)
+
+
+def test_trainer_reaches_low_loss_on_separable_toy_data():
+    data = dh.dm2_trials(1, 40, 40, seed=5)
+    run = dh.train_heads(data["Xtr"], data["ytr"], data["Xte"], data["yte"], H=2,
+                         spec=dh.TrainSpec.uniform("gd", math.sqrt(2), 40), record_at=[0, 40])
+    assert run["train_loss"][-1, 0] < 0.5 * run["train_loss"][0, 0]
+    assert run["train_loss"][0, 0] == pytest.approx(math.log(2))
