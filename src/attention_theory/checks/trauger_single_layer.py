@@ -820,4 +820,5 @@ def check_multihead_product_sup(*, rhs_scale: float = 1.0, seed: int = 56) -> Ch
     check_bound(lo, hi, "w optimized: E sup_{w, theta} <= sum_j E sup_{w, theta_j}", check="optimized-w",
                 extra={"strict_gap": float(sep - joint)})
     return check_identity(lhs, rhs, "fixed w: sup over a product set of a sum = sum of sups (exact)",
-                          rtol=1e-12, seed=seed, params={"rhs_scale": rhs_scale, "H": H, "m": m})
+                          rtol=1e-12, seed=seed, params={"rhs_scale": rhs_scale, "H": H, "m": m},
+                          extra={"strict_gap_optimized_w": float(sep - joint)})
