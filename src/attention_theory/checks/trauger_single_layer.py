@@ -517,10 +517,10 @@ def mc_curve(*, Ts: tuple[int, ...] | None = None, m: int | None = None, d: int 
     ``||W_QK||_{1,1} <= B_qk``) for each ``T`` and token kind, with the Thm. 4.1 / Cor. 4.1.1 bound,
     the Edelman-type bound and the trivial bound ``B B_x``.  Smoke scale by default."""
     Ts = tuple(Ts or pick((2, 8, 32, 128), (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)))
-    m = m or pick(256, 1024)
-    n_draws = n_draws or pick(8, 32)
-    restarts = restarts or pick(3, 8)
-    steps = steps or pick(100, 300)
+    m = m or pick(256, 512)
+    n_draws = n_draws or pick(8, 16)
+    restarts = restarts or pick(3, 4)
+    steps = steps or pick(100, 200)
     x_cls = 0.999 * Bx * _unit(d)
     out: dict[str, Any] = {"T": list(Ts), "m": m, "d": d, "Bx": Bx, "B_qk": B_qk, "B": B,
                            "n_draws": n_draws, "restarts": restarts, "steps": steps, "seed": seed,
