@@ -34,8 +34,8 @@ def test_status_and_counts():
     reg = {"trauger-lemma-3-1": "erratum", "trauger-lemma-3-3": "verified",
            "trauger-thm-4-1": "verified", "trauger-cor-4-1-1": "not-checkable"}
     counts = bp.paper_counts(s, reg)["trauger"]
-    assert counts == {"verified": 1, "erratum": 1, "reconstruction": 1, "not-checkable": 1,
-                      "no-record": 0, "total": 4}
+    assert counts == {"verified": 1, "partial": 0, "erratum": 1, "reconstruction": 1,
+                      "not-checkable": 1, "no-record": 0, "total": 4}
 
 
 def test_svg_links_every_node_and_marks_tainted_nodes():

@@ -87,6 +87,15 @@ def test_erratum_requires_printed_failure_and_corrected_success(tmp_path, monkey
     assert verify.summarize_registry(verify.load_registry(tmp_path))["deora-eq-24"]["status"] == "erratum"
 
 
+def test_partly_checked_claim_is_not_reported_as_verified(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    verify.check_bound([1.0], [2.0], "toy", claim_id="trauger-fig-3", check="record")
+    verify.not_checkable("trauger-fig-3", "the full-scale run that would test this is still owed",
+                         check="full-scale-owed")
+    row = verify.summarize_registry(verify.load_registry(tmp_path))["trauger-fig-3"]
+    assert row["status"] == "partial" and row["reasons"]
+
+
 def test_not_checkable_needs_a_real_reason(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
     with pytest.raises(ValueError):

@@ -12,6 +12,7 @@ Node status, from the registry of check records:
 * ``erratum``         a check confirmed that the statement as printed fails;
 * ``reconstruction``  the statement is the book's reconstruction (fragment papers), marked
   by the word "reconstructed" in its title or the directive class ``reconstructed``;
+* ``partial``         some checks passed and a recorded reason says what could not be tested;
 * ``not-checkable``   a recorded reason says why no finite computation can test it;
 * ``verified``        every check of the statement passed;
 * ``no-record``       nothing recorded (the ``-W`` build refuses this for labelled statements).
@@ -31,6 +32,7 @@ __all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "node_status", "layers"
 
 STATUS_COLOURS = {
     "verified": "#b7e1b0",
+    "partial": "#f3e39b",
     "erratum": "#f4a6a6",
     "reconstruction": "#c9d7f2",
     "not-checkable": "#e3e3e3",
@@ -38,6 +40,7 @@ STATUS_COLOURS = {
 }
 STATUS_TEXT = {
     "verified": "verified",
+    "partial": "verified in part",
     "erratum": "confirmed erratum",
     "reconstruction": "reconstruction",
     "not-checkable": "not numerically checkable",
@@ -66,7 +69,7 @@ def node_status(statement: Statement, registry_status: str | None) -> str:
         return "erratum"
     if statement.reconstructed:
         return "reconstruction"
-    if registry_status in ("verified", "not-checkable"):
+    if registry_status in ("verified", "partial", "not-checkable"):
         return registry_status
     return "no-record"
 

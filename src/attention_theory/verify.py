@@ -333,7 +333,9 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
 
     A claim with a confirmed erratum is reported as ``erratum`` even when other
     checks of it pass (the printed statement needed a correction); a claim with
-    only ``not-checkable`` records is ``not-checkable``.
+    only ``not-checkable`` records is ``not-checkable``; a claim with passing checks
+    *and* a recorded reason why some part of it could not be checked is ``partial``
+    (verified in part), so a reader never mistakes it for fully verified.
     """
     rows: dict[str, dict[str, Any]] = {}
     for r in records:
@@ -356,6 +358,7 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
     for row in rows.values():
         st = row.pop("statuses")
         row["status"] = ("erratum" if "erratum" in st else
+                         "partial" if {"verified", "not-checkable"} <= st else
                          "verified" if "verified" in st else "not-checkable")
     return dict(sorted(rows.items()))
 
