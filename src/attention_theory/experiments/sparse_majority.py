@@ -29,7 +29,7 @@ from ..config import scale as _env_scale
 from ..optim.batched import SweepConfig, build_sweep_data, train_batched, train_naive
 from ..results import provenance, write_result
 
-__all__ = ["sweep_config", "summarize", "run_sweep", "run_benchmark", "main"]
+__all__ = ["sweep_config", "summarize", "run_sweep", "run_benchmark", "results_dir", "main"]
 
 #: Protocol choices the paper leaves open (documented in the chapter).
 CHOICES = {
@@ -42,6 +42,12 @@ CHOICES = {
     "index_set": "drawn uniformly without replacement, anew for each run",
     "padding": "all runs padded to max T + 1 with a masked PAD token",
 }
+
+
+def results_dir() -> Path:
+    """The committed results of this experiment: ``<repository>/results/trauger-sparse-majority``
+    (found from the package location, so chapters work from any working directory)."""
+    return Path(__file__).resolve().parents[3] / "results" / "trauger-sparse-majority"
 
 
 def sweep_config(scale: str | None = None, **overrides: Any) -> SweepConfig:
@@ -169,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--Ts", type=int, nargs="+", default=None)
     ap.add_argument("--note", default=None, help="a sentence stored in the provenance")
     ap.add_argument("--max-wall-s", type=float, default=None,
-                    help="end the sweep after the first evaluation past this many seconds")
+                    help="end the sweep (after a last evaluation) once this many seconds have passed")
     ap.add_argument("--keep-checkpoint", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--benchmark", action="store_true", help="run the benchmark instead of a sweep")

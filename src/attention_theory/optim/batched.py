@@ -294,8 +294,9 @@ def train_batched(config: SweepConfig, *, device: str | torch.device = "cpu",
     progress:
         Show a tqdm progress bar over epochs.
     max_wall_s:
-        Wall-time budget of this call in seconds: after the first evaluation past it the sweep
-        ends early (checkpoint written, records returned; ``"epochs"`` says how far it got).
+        Wall-time budget of this call in seconds: at the first epoch end past it the sweep is
+        evaluated once more and ends (checkpoint written, records returned; ``"epochs"`` says
+        how far it got; rerunning with the same checkpoint continues the sweep).
 
     Returns
     -------
@@ -354,15 +355,13 @@ def train_batched(config: SweepConfig, *, device: str | torch.device = "cpu",
             if bar is not None:
                 bar.update(1)
             epoch = state["epoch"]
-            if epoch % config.eval_every == 0 or epoch == config.max_epochs:
+            out_of_time = max_wall_s is not None and time.perf_counter() - t0 > max_wall_s
+            if epoch % config.eval_every == 0 or epoch == config.max_epochs or out_of_time:
                 _evaluate_and_select(state, data, config)
                 if bar is not None:
                     bar.set_postfix(active=int(state["active"].sum()),
                                     best_val_acc=f"{float(state['best']['val_acc'].mean()):.3f}")
-            done = epoch >= config.max_epochs or not bool(state["active"].any())
-            if (max_wall_s is not None and epoch % config.eval_every == 0
-                    and time.perf_counter() - t0 > max_wall_s):
-                done = True
+            done = epoch >= config.max_epochs or not bool(state["active"].any()) or out_of_time
             stop = stop_at_epoch is not None and epoch >= stop_at_epoch
             if checkpoint is not None and (epoch % config.checkpoint_every == 0 or done or stop):
                 state["gen_state"] = gen.get_state()
