@@ -9,3 +9,4 @@ from . import trauger_linear  # noqa: F401
 from . import deora_experiments  # noqa: F401
 from . import trauger_single_layer  # noqa: F401
 from . import trauger_word_masking  # noqa: F401
+from . import trauger_experiment  # noqa: F401
