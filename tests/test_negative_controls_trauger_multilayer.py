@@ -164,3 +164,9 @@ def test_dudley_regimes():
 def test_bounds_bad_input(call, exc):
     with pytest.raises(exc):
         call()
+
+
+def test_corf01_proof_constant_exceeds_printed():
+    kw = dict(L_sigma=1.0, B_c2=1.0, B_v2=1.0, B_qk2=0.5, B_w=1.0)
+    assert bm.corf01_proof_constant(64, 16, 1.0, 1.0, 2, **kw) > 64 * bm.corf01_printed_constant(
+        64, 16, 1.0, 1.0, 2, **kw)

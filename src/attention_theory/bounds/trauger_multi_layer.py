@@ -52,6 +52,7 @@ __all__ = [
     "corf01_constants",
     "corf01_printed_constant",
     "corf01_class_constants",
+    "corf01_proof_constant",
     "corf02_printed_constant",
     "dudley_rademacher",
 ]
@@ -317,6 +318,17 @@ def corf01_class_constants(d: int, k: int, B: float) -> dict[str, float]:
     B = check_positive(B, "B")
     return {"W_c": k * k * B * B * math.log(2 * d + 1), "W_v": d * d * B * B * math.log(2 * k + 1),
             "W_QK": d * d * B * B * math.log(2 * d + 1), "w": d * d * B * B * math.log(3)}
+
+
+def corf01_proof_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: float, B_c2: float,
+                          B_v2: float, B_qk2: float, B_w: float) -> float:
+    """What the proof certifies with Lemma 3.3 covers on l2-bounded inputs: ``C1`` the largest of
+    :func:`corf01_class_constants`, ``CBx = Bx^2 C1``, ``C_c = max(1, L_sigma)^2 C1``, layer-1
+    factor ``max(1, Bx)^2`` (Theorem 4.2's proof constant with these inputs)."""
+    C1 = max(corf01_class_constants(d, k, B).values())
+    Bx = check_positive(Bx, "Bx")
+    C_c = C1 * max(1.0, check_positive(L_sigma, "L_sigma")) ** 2
+    return thm42_proof_constant(C1, C1 * Bx * Bx, L, L_sigma, B_c2, B_v2, B_qk2, B_w, Bx=Bx, C_c=C_c)
 
 
 def corf02_printed_constant(d: int, k: int, B: float, *, hidden_constant: float = 1.0) -> float:
