@@ -312,7 +312,7 @@ def check_e2_unit_rows(*, c_delta: float = 1.0, c_delta_qk: float = 4.0, c_qk: f
                        n_adversarial: int | None = None) -> CheckRecord:
     """Lemma E.2 as printed, for inputs whose rows have l2 norm ``<= 1`` (layers ``i >= 2``, or ``Bx <= 1``).
 
-    ``T in {2, 4, 8}``, ``d, k in {2, 3, 4}``, four activations (``2 tanh`` has ``L_sigma = 2``),
+    ``T in {2, 4, 8}``, ``d, k in {2, 3}``, four activations (``2 tanh`` has ``L_sigma = 2``),
     perturbations at scales ``1e-4 .. 1``; the spectral bounds are the actual norms (the tightest
     admissible).  Adversary: L-BFGS on all weights and both inputs maximising LHS/RHS.
     """
