@@ -10,3 +10,5 @@ from . import deora_experiments  # noqa: F401
 from . import trauger_single_layer  # noqa: F401
 from . import trauger_word_masking  # noqa: F401
 from . import trauger_experiment  # noqa: F401
+from . import trauger_model  # noqa: F401
+from . import trauger_multilayer  # noqa: F401

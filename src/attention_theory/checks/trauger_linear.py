@@ -17,6 +17,7 @@ import math
 from typing import Callable
 
 import numpy as np
+from scipy.special import gammaln
 
 from ..config import pick
 from ..covering import covering_number
@@ -39,7 +40,7 @@ __all__ = [
     "check_l34_column_reading", "check_l34_row_reading",
     "check_l35_restatement", "record_l35_general",
     "check_l36_greedy_cover", "check_l36_size", "check_l36_packing", "check_l36_transpose",
-    "check_l36_ceiling",
+    "check_l36_ceiling", "check_l36_explicit_cover", "check_l34_packing_kappa", "l34_packing_family",
     "check_sec34_norm_comparison", "record_sec34_comparison",
     "check_app_a_row_cover", "check_app_a_abs_power",
     "random_l1_ball", "strictly_below",
@@ -629,6 +630,61 @@ def check_l34_row_reading(*, K_rule: Callable[[float, float, float], int] = maur
                        rtol=0.0, seed=seed)
 
 
+def l34_packing_family(k: int, d: int, s: int, Bw: float = 1.0) -> np.ndarray:
+    """All ``k x d`` matrices with ``s`` nonzero rows, each ``(Bw / s) v`` with ``v in {+-1/sqrt d}^d``.
+
+    Shape ``(binom(k, s) 2^(s d), k, d)``.  Each has row-sum (2,1) norm ``Bw``; two distinct
+    members are at least ``sqrt(2) Bw / (s sqrt d)`` apart in the largest column l2 norm of
+    the difference (the sup metric on the scaled basis ``Bx e_i``, divided by ``Bx``).
+    """
+    out = []
+    signs = np.array(list(itertools.product((-1.0, 1.0), repeat=s * d))).reshape(-1, s, d)
+    for S in itertools.combinations(range(k), s):
+        for sg in signs:
+            W = np.zeros((k, d))
+            W[list(S)] = Bw / s * sg / math.sqrt(d)
+            out.append(W)
+    return np.array(out)
+
+
+@claim_check("trauger-lemma-3-4", "packing-kappa")
+def check_l34_packing_kappa(*, rhs: Callable[[int, int, float, float, float], float] =
+                            lambda d, k, Bw, Bx, eps: log_cover_bound_lemma34(d, k, Bw, Bx, eps)) -> CheckRecord:
+    """Row reading of Lemma 3.4: packing lower bounds stay below the bound with hidden constant 1.
+
+    The family :func:`l34_packing_family` is a ``2 eps``-packing at ``eps = Bw Bx / (sqrt 2 s sqrt d)``
+    (pairwise distances verified by enumeration for small ``k, d, s``), so
+    ``log N(eps) >= log binom(k, s) + s d log 2``.  ``kappa = packing / RHS`` is reported over a
+    grid of ``k, d, s``; it never exceeds 1 (reached at ``k = 2``, ``d = s = 1``, where the four
+    matrices ``+-e_j`` force ``N >= 4``), consistent with, but no proof of, the lemma.
+    """
+    dist, dist_ref = [], []
+    for k, d, s in [(2, 1, 1), (3, 2, 1), (3, 2, 2), (4, 2, 2), (4, 3, 1), (5, 1, 2)]:
+        P = l34_packing_family(k, d, s)
+        diff = P[:, None] - P[None, :]
+        D = np.linalg.norm(diff, axis=2).max(axis=-1)  # largest column l2 norm, shape (n, n)
+        D[np.eye(len(P), dtype=bool)] = np.inf
+        dist.append(float(D.min()))
+        dist_ref.append(math.sqrt(2) / (s * math.sqrt(d)))
+    check_bound(dist_ref, dist, "packing family pairwise distance >= sqrt(2) Bw / (s sqrt d) (enumerated)",
+                rtol=1e-12, check="packing-kappa-distances")
+    lhs, rhs_v, table = [], [], []
+    for k in (2, 16, 256, 4096, 2 ** 20):
+        for d in (1, 4, 64, 1024):
+            for s in (1, 2, 8):
+                if s > k:
+                    continue
+                eps = 1.0 / (math.sqrt(2) * s * math.sqrt(d))
+                pack = float(gammaln(k + 1) - gammaln(s + 1) - gammaln(k - s + 1)) + s * d * math.log(2)
+                r = rhs(d, k, 1.0, 1.0, eps)
+                lhs.append(pack)
+                rhs_v.append(r)
+                table.append((k, d, s, pack / r if r > 0 else math.inf))
+    return check_bound(lhs, rhs_v, "log packing number <= (Bw Bx / eps)^2 log(dk) (row reading, constant 1)",
+                       rtol=1e-12, extra={"kappa_table_k_d_s_kappa": table,
+                                          "max_kappa": max(t[3] for t in table)})
+
+
 @claim_check("trauger-lemma-3-5", "restated-log-dn")
 def check_l35_restatement(*, printed_log_arg: Callable[[int, int, int], float] = lambda d, n, k: d * n,
                           hidden_constant: float = 1000.0) -> CheckRecord:
@@ -715,6 +771,41 @@ def check_l36_greedy_cover(*, K_rule: Callable[[float, float, float], int] = mau
                 seed=seed, check="greedy-cover-frobenius")
     return check_bound(err, eps_list, "sup over the l2 input ball of ||(W - hat W)x||_2 < eps",
                        rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": worst_adv})
+
+
+@claim_check("trauger-lemma-3-6", "enumerated-cover")
+def check_l36_explicit_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
+                             seed: int = 52) -> CheckRecord:
+    """The enumerated Lemma 3.6 cover (all averages of ``K`` atoms ``+-Bw E_ij``) has covering
+    radius ``< eps`` in the sup metric over the l2 input ball, i.e. ``Bx sigma_max(W - C)``.
+
+    ``(k, d)`` in ``{(1, 2), (2, 1), (2, 2)}``; the radius ``max_W min_C Bx sigma_max(W - C)`` over
+    the ``||.||_{1,1}`` ball is maximised by Nelder-Mead from random starts (plus random points);
+    the number of distinct points is compared with ``binom(2dk + K, K)``.
+    """
+    rng = np.random.default_rng(seed)
+    rad, eps_list, sizes, counts = [], [], [], []
+    for (k, d), ratio in [((1, 2), 0.8), ((1, 2), 0.55), ((2, 1), 0.6), ((2, 2), 0.75)]:
+        Bw, Bx = 1.0, 1.0
+        eps = ratio * Bw * Bx
+        K = int(K_rule(Bw, Bx, eps))
+        C = maurey_cover_points(k * d, Bw, K).reshape(-1, k, d)
+        sizes.append(float(C.shape[0]))
+        counts.append(float(count_index_vectors(2 * k * d, K)))
+
+        def dist(z: np.ndarray) -> float:
+            W = (z * min(1.0, Bw / max(np.abs(z).sum(), 1e-300))).reshape(k, d)
+            return float(Bx * np.min(np.linalg.norm(C - W[None], ord=2, axis=(1, 2))))
+
+        res = maximize(dist, lambda g: random_l1_ball(g, k * d, Bw, 1)[0], method="nelder-mead",
+                       restarts=pick(4, 20), steps=60, seed=seed + k * d)
+        pts = [res.best_x, *random_l1_ball(rng, k * d, Bw, 100)]
+        rad.append(max(dist(p) for p in pts))
+        eps_list.append(strictly_below(eps))
+    check_bound(sizes, counts, "distinct cover points <= binom(2dk+K, K)", seed=seed,
+                check="enumerated-cover-size")
+    return check_bound(rad, eps_list, "covering radius of the enumerated Lemma 3.6 cover < eps",
+                       rtol=0.0, seed=seed, extra={"radius_over_eps": [r / e for r, e in zip(rad, eps_list)]})
 
 
 @claim_check("trauger-lemma-3-6", "size-vs-bound")
