@@ -589,11 +589,12 @@ def _theorem2_run(seed: int, eta: float | None, steps: int, rho1: int, kappa: fl
 
 
 @claim_check("qin-thm-2", "linear-rate")
-def check_thm2(eta: float | None = None, Q0_factor: float = 1.0, *, seed: int = 2) -> CheckRecord:
+def check_thm2(eta: float | None = None, Q0_factor: float = 1.0, *, seed: int = 2,
+               steps: int | None = None) -> CheckRecord:
     """Reconstructed Theorem 2 on its instance: (star) holds, the iterates stay in the ball of
     radius ``r0`` and ``L(theta_t) <= (1 - eta Q0)^t L(theta0)`` for every ``t``, with
     ``eta = 1/Q1`` unless given."""
-    run = theorem2_run(seed, eta)
+    run = theorem2_run(seed, eta, steps)
     k = run.consts
     check_bound(k["star_rhs"], k["star_lhs"], "initialization condition (star) holds")
     dist = torch.linalg.vector_norm(run.iterates - run.inst.theta0, dim=1).numpy()
@@ -630,14 +631,15 @@ def check_eq22_rate(Q0_factor: float = 1.0, *, seeds: tuple[int, ...] = (2,)) ->
 
 
 @claim_check("qin-eq-22", "rate-vs-singular-values")
-def check_eq22_rate_vs_sigma(predictor: str = "sigma_N^2", *, seed: int = 22) -> CheckRecord:
+def check_eq22_rate_vs_sigma(predictor: str = "sigma_N^2", *, seed: int = 22,
+                             steps: int | None = None) -> CheckRecord:
     """Over a sweep of ``kappa(X)`` in ``[1, 30]``: the Spearman correlation between the measured
     rate per unit step ``r/eta`` (fixed ``eta``) and the predictor (``"sigma_N^2"`` =
     ``sigma_N(Z0)^2``, the reconstructed rate constant) is at least 0.8."""
     from ..experiments.qin import rate_sweep, spearman
 
-    sw = rate_sweep(kappas=(1.0, 2.0, 5.0, 10.0, 30.0), seeds=(seed,), steps=pick(100, 2000),
-                    hessian=False)
+    sw = rate_sweep(kappas=(1.0, 2.0, 5.0, 10.0, 30.0), seeds=(seed,),
+                    steps=pick(100, 2000) if steps is None else steps, hessian=False)
     x = {"sigma_N^2": sw["sigma_N"] ** 2, "sigma_1^2/sigma_N^2": sw["sigma_1"] ** 2 / sw["sigma_N"] ** 2,
          "sigma_N^2/sigma_1^2": sw["sigma_N"] ** 2 / sw["sigma_1"] ** 2}[predictor]
     rho = spearman(x, sw["rate_fixed"] / sw["eta_fixed"])
@@ -691,13 +693,13 @@ def check_eq39_path(res_factor: float = 1.0, *, seed: int = 2) -> CheckRecord:
 
 @claim_check("qin-step-3", "pl-and-contraction")
 def check_step3_pl(sigma_Z: Callable[[np.ndarray], float] = lambda s: float(s[-1]), *,
-                   seed: int = 30) -> CheckRecord:
+                   seed: int = 30, n_random: int | None = None) -> CheckRecord:
     """PL-type bound ``||grad_W1 L||_F^2 >= 2 gamma^2 sigma_N(Z)^2 sigma_d(W2)^2 L`` on random
     ``theta`` (all residual settings, ill-conditioned ``Z`` included; ``sigma_Z`` picks the singular
     value of ``Z`` from the descending list, the smallest by default) and the per-step contraction
     ``L_{t+1} <= (1 - eta gamma^2 sigma_N(Z_t)^2 sigma_d(W2_t)^2) L_t`` on the Theorem 2 run."""
     lhs, rhs = [], []
-    for k in range(pick(100, 1000)):
+    for k in range(pick(100, 1000) if n_random is None else n_random):
         rng = np.random.default_rng(seed + k)
         kap = float(10 ** rng.uniform(0, 2))
         inst = random_instance(seed + k, N=4, d=6, rho1=k % 2, rho2=(k // 2) % 2,
