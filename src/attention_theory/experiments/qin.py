@@ -33,7 +33,7 @@ from ..optim.gd import run_first_order
 torch.set_default_dtype(torch.float64)
 DT = torch.float64
 
-__all__ = ["SIZES", "e1_instance", "train_recording", "tune_step", "e1_run", "rate_sweep",
+__all__ = ["SIZES", "e1_instance", "train_recording", "e1_run", "rate_sweep",
            "empirical_rate",
            "spearman", "e3_run", "lowrank_spectrum", "main"]
 
@@ -41,12 +41,12 @@ __all__ = ["SIZES", "e1_instance", "train_recording", "tune_step", "e1_run", "ra
 #: under twenty minutes at nice 19 on a heavily shared two-core machine (the task had no GPU).
 #: The catalogue's GPU sizes (N=32, d=64, m=256, 10 seeds, 2e4 steps) were not run.
 SIZES: dict[str, dict[str, Any]] = {
-    "smoke": {"e1": dict(N=6, d=12, dk=4, dv=8, m=16, seeds=(0, 1, 2), steps=1500, record=50,
-                         qk_stds=(0.05,), eta_grid=(0.005, 0.01, 0.02, 0.05, 0.1), tune_steps=300),
+    "smoke": {"e1": dict(N=6, d=12, dk=4, dv=8, m=16, seeds=(0, 1), steps=300, record=30,
+                         qk_stds=(0.05,), eta_grid=(0.01, 0.02, 0.05), common_eta=0.02),
               "e2": dict(kappas=(1.0, 2.0, 5.0, 10.0, 30.0), seeds=(0,), steps=300),
               "e3": dict(layers=(1, 2), N=6, d=12, dk=4, dv=8, m=16, seeds=(0,), steps=500)},
-    "full": {"e1": dict(N=8, d=16, dk=16, dv=16, m=32, seeds=(0, 1, 2), steps=800, record=40,
-                        qk_stds=(0.025, 0.25), eta_grid=(0.01, 0.03, 0.1), tune_steps=100),
+    "full": {"e1": dict(N=8, d=16, dk=16, dv=16, m=32, seeds=(0, 1, 2), steps=1000, record=40,
+                        qk_stds=(0.025, 0.25), eta_grid=(0.01, 0.03, 0.1), common_eta=0.03),
              "e2": dict(kappas=(1.0, 2.0, 5.0, 10.0, 20.0, 30.0), seeds=(0,), steps=300),
              "e3": dict(layers=(1, 2, 4), N=8, d=16, dk=16, dv=16, m=32, seeds=(0,),
                         steps=300)},
@@ -106,60 +106,39 @@ def train_recording(inst, *, eta: float, steps: int, record: int) -> dict[str, n
     return {k: np.asarray(v) for k, v in out.items()}
 
 
-def tune_step(inst, grid: Sequence[float], steps: int) -> float:
-    """The step size of ``grid`` with the lowest finite loss after ``steps`` GD steps."""
-    best, best_eta = math.inf, float(grid[0])
-    for eta in grid:
-        tr = run_first_order(inst.loss, inst.theta0, steps=steps, lr=float(eta))
-        L = float(tr.losses[-1])
-        if math.isfinite(L) and L < best:
-            best, best_eta = L, float(eta)
-    return best_eta
-
-
 def e1_run(*, N: int, d: int, dk: int, dv: int, m: int, seeds: Sequence[int], steps: int,
-           record: int, qk_stds: Sequence[float], eta_grid: Sequence[float], tune_steps: int,
-           common_eta: float | None = None, progress: bool = False) -> dict[str, Any]:
-    """E1: for each ``qk_std``, seed and residual setting, GD with the common step size (the
-    largest grid value that does not diverge for either variant on seed 0, unless given) and
-    with a per-variant tuned step size.  Returns nested lists keyed
-    ``runs[qk_std][variant][mode] = list over seeds of {step, loss, sigma_N, sigma_1}``."""
+           record: int, qk_stds: Sequence[float], eta_grid: Sequence[float], common_eta: float,
+           progress: bool = False) -> dict[str, Any]:
+    """E1: for each ``qk_std``, seed and residual setting, full-length GD runs at every step size
+    of ``eta_grid``.  The *common* run uses ``common_eta`` (a grid value, the same for both
+    variants); the *tuned* run is the grid value with the lowest final (finite) loss, chosen per
+    run.  Returns ``{"runs": runs, "etas": etas}`` with
+    ``runs[qk_std][variant][mode]`` a list over seeds of ``{step, loss, sigma_N, sigma_1}``."""
+    grid = [float(e) for e in eta_grid]
+    if float(common_eta) not in grid:
+        raise ValueError(f"common_eta={common_eta} must be one of eta_grid={grid}")
     runs: dict[str, Any] = {}
+    etas: dict[str, Any] = {}
     it = [(q, s) for q in qk_stds for s in seeds]
     if progress:
         from tqdm.auto import tqdm
 
         it = tqdm(it, desc="E1", leave=False)
-    etas: dict[str, Any] = {}
     for q, s in it:
         key = f"{q:g}"
         if key not in runs:
             runs[key] = {"residual": {"common": [], "tuned": []}, "none": {"common": [], "tuned": []}}
-            etas[key] = {"tuned": {"residual": [], "none": []}}
-            if common_eta is None:
-                ok = []
-                for eta in eta_grid:
-                    fine = all(math.isfinite(float(run_first_order(
-                        e1_instance(seeds[0], N=N, d=d, dk=dk, dv=dv, m=m, rho1=r, qk_std=q).loss,
-                        e1_instance(seeds[0], N=N, d=d, dk=dk, dv=dv, m=m, rho1=r, qk_std=q).theta0,
-                        steps=tune_steps, lr=float(eta)).losses[-1])) for r in (0, 1))
-                    if fine:
-                        ok.append(float(eta))
-                etas[key]["common"] = max(ok) if ok else float(min(eta_grid))
-            else:
-                etas[key]["common"] = float(common_eta)
+            etas[key] = {"common": float(common_eta), "tuned": {"residual": [], "none": []}}
         for variant, rho in (("residual", 1), ("none", 0)):
             inst = e1_instance(s, N=N, d=d, dk=dk, dv=dv, m=m, rho1=rho, qk_std=q)
-            eta_c = etas[key]["common"]
-            # tuned: the grid value with the lowest loss after tune_steps (GD is stateless, so the
-            # recorded run of that value is the same run; the common run is reused when equal)
-            eta_t = tune_step(inst, eta_grid, tune_steps)
+            recs = {eta: train_recording(inst, eta=eta, steps=steps, record=record) for eta in grid}
+            final = {eta: float(r["loss"][-1]) if r["step"][-1] == steps else math.inf
+                     for eta, r in recs.items()}
+            final = {eta: (v if math.isfinite(v) else math.inf) for eta, v in final.items()}
+            eta_t = min(grid, key=lambda e: final[e])
             etas[key]["tuned"][variant].append(eta_t)
-            rec_c = train_recording(inst, eta=eta_c, steps=steps, record=record)
-            rec_t = rec_c if eta_t == eta_c else train_recording(inst, eta=eta_t, steps=steps,
-                                                                  record=record)
-            runs[key][variant]["common"].append({k: v.tolist() for k, v in rec_c.items()})
-            runs[key][variant]["tuned"].append({k: v.tolist() for k, v in rec_t.items()})
+            runs[key][variant]["common"].append({k: v.tolist() for k, v in recs[float(common_eta)].items()})
+            runs[key][variant]["tuned"].append({k: v.tolist() for k, v in recs[eta_t].items()})
     return {"runs": runs, "etas": etas}
 
 
