@@ -34,7 +34,7 @@ torch.set_default_dtype(torch.float64)
 DT = torch.float64
 
 __all__ = ["SIZES", "e1_instance", "train_recording", "e1_run", "rate_sweep",
-           "empirical_rate",
+           "empirical_rate", "results_dir",
            "spearman", "e3_run", "lowrank_spectrum", "main"]
 
 #: Sizes of each scale.  The "full" scale here is a modest CPU scale: it was sized to finish in
@@ -280,6 +280,15 @@ def lowrank_spectrum(seeds: Sequence[int] = (0, 1, 2), *, N: int = 8, d: int = 1
             rec["S"].append(np.linalg.svd(S, compute_uv=False).tolist())
         out[f"{q:g}"] = rec
     return out
+
+
+def results_dir() -> Path:
+    """``results/qin`` of the repository holding this package (or above the working directory)."""
+    here = Path(__file__).resolve()
+    for base in (*here.parents, Path.cwd(), *Path.cwd().parents):
+        if (base / "results" / "qin").is_dir():
+            return base / "results" / "qin"
+    raise FileNotFoundError("results/qin not found next to the package or above the working directory")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
