@@ -12,3 +12,4 @@ from . import trauger_word_masking  # noqa: F401
 from . import trauger_experiment  # noqa: F401
 from . import trauger_model  # noqa: F401
 from . import trauger_multilayer  # noqa: F401
+from . import qin  # noqa: F401
