@@ -28,7 +28,8 @@ from .deora_stability import init_heads, noisy_lin_tokens, sample_losses
 torch.set_default_dtype(torch.float64)
 DT = torch.float64
 
-__all__ = ["model_outputs", "ntk_features", "ntk_margin", "good_init_constants", "flin_tokens"]
+__all__ = ["model_outputs", "ntk_features", "ntk_margin", "good_init_constants", "flin_tokens",
+           "flin_min_loss_within", "prop7_instance", "prop7_scan"]
 
 
 def model_outputs(theta: Any, Xs: Any, H: int) -> torch.Tensor:
@@ -346,6 +347,35 @@ def check_prop7_instance(witness_scale: float = 1.0, *, cfg: dict[str, Any] | No
                        extra={"min_margin_over_log_inv_eps": float(marg.min()) / math.log(1 / eps),
                               "B2": r["B2"], "B_phi": r["B_phi"], "gamma": r["gamma"],
                               "loss": L, "g0": g0, "distance": dist})
+
+
+def prop7_scan(Hs: list[int], cfg: dict[str, Any] | None = None) -> list[dict[str, float]]:
+    """Exploratory: Proposition 7's witness ``theta_0 + g_0 theta_star`` for several head counts on the
+    data of the certified instance (fresh random heads of the same norm for each ``H``), whether or
+    not the head condition holds.  Returns per ``H`` the measured constants, the witness loss, its
+    smallest margin and the head count the corrected (98) would require."""
+    cfg = dict(prop7_instance_config() if cfg is None else cfg)
+    T, d, n, eps = cfg["T"], cfg["d"], cfg["n"], cfg["eps"]
+    Xs, ys = noisy_lin_tokens(n, T, d, signal=cfg["signal"], seed=cfg["seed"])
+    Xt, yt = torch.as_tensor(Xs), torch.as_tensor(ys)
+    out = []
+    for H in Hs:
+        H = check_int(H, "H")
+        th0 = init_heads(H, T, d, cfg["init_scale"], cfg["seed"] + 1)
+        gi = good_init_constants(th0, Xt, yt, H)
+        if gi["gamma"] <= 0:
+            out.append({"H": H, "gamma": gi["gamma"], "loss": float("nan"), "min_margin": float("nan"),
+                        "need": float("inf")})
+            continue
+        g0 = bd.prop7_g0(eps, gi["B_phi"], gi["gamma"])
+        with torch.no_grad():
+            marg = yt * model_outputs(th0 + g0 * gi["theta_star"], Xt, H)
+        out.append({"H": H, "B2": gi["B2"], "B_phi": gi["B_phi"], "gamma": gi["gamma"], "g0": g0,
+                    "loss": float(torch.nn.functional.softplus(-marg).mean()),
+                    "min_margin": float(marg.min()),
+                    "need": bd.prop7_heads(eps, T, d, 1.0, gi["B2"], gi["B_phi"], gi["gamma"],
+                                           corrected=True)})
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -37,7 +37,8 @@ torch.set_default_dtype(torch.float64)
 DT = torch.float64
 
 __all__ = ["noisy_lin_tokens", "sample_losses", "norm_2inf_batch", "LOORuns", "loo_runs",
-           "segment_loo_losses", "StepData", "step_data", "expansion_factor"]
+           "segment_loo_losses", "StepData", "step_data", "expansion_factor", "run_tilde_betas",
+           "practical_runs", "monte_carlo", "certified_runs", "init_heads", "test_losses"]
 
 
 # ---------------------------------------------------------------------------
@@ -326,7 +327,7 @@ def practical_runs(cfg: dict[str, Any] | None = None) -> tuple[LOORuns, StepData
     return _PRACTICAL_CACHE[key]
 
 
-def _tilde(sd: StepData, cfg: dict[str, Any]) -> dict[str, float]:
+def run_tilde_betas(sd: StepData, cfg: dict[str, Any]) -> dict[str, float]:
     """``beta~`` constants from the largest ``||.||_{2,inf}`` met by any run (in place of ``3D + B``)."""
     T, d, R, H = cfg["T"], cfg["d"], cfg["R"], cfg["H"]
     return {"beta1": bd.beta1(sd.b_run, T, d, R), "beta3": bd.beta3(sd.b_run, T, d, R),
@@ -444,7 +445,7 @@ def _eq21_sides(cfg: dict[str, Any], factor: Callable[..., torch.Tensor]
                 ) -> tuple[torch.Tensor, torch.Tensor, dict[str, float]]:
     runs, sd, _, _ = practical_runs(cfg)
     T, d, R, H, eta, n = cfg["T"], cfg["d"], cfg["R"], cfg["H"], cfg["eta"], cfg["n"]
-    tb = _tilde(sd, cfg)
+    tb = run_tilde_betas(sd, cfg)
     _require(eta <= 1 / tb["beta2"], f"eta = {eta} <= 1/beta~_2 = {1 / tb['beta2']:.4g}")
     segmax = sd.seg_loss.max(dim=1).values
     rhs = factor(eta, tb["beta3"], H, segmax) * sd.dist[:-1] \
@@ -485,7 +486,7 @@ def check_eq21_parentheses(printed: Callable[..., torch.Tensor] = _printed_21, *
 
 def alpha_ki(sd: StepData, cfg: dict[str, Any]) -> torch.Tensor:
     """``alpha_{k,i} = 4 eta beta~3 (L^{not i}(theta_k) + L^{not i}(theta_k^{not i})) / (3 sqrt(H))``, ``(K, n)``."""
-    tb = _tilde(sd, cfg)
+    tb = run_tilde_betas(sd, cfg)
     return 4 * cfg["eta"] * tb["beta3"] / (3 * math.sqrt(cfg["H"])) * (sd.loo_at_full + sd.loo_at_loo)
 
 
@@ -500,7 +501,7 @@ def check_eq22(alpha_scale: float = 1.0, drift_scale: float = 1.0, *,
     cfg = dict(practical_config() if cfg is None else cfg)
     runs, sd, _, _ = practical_runs(cfg)
     T, d, R, H, eta, n = cfg["T"], cfg["d"], cfg["R"], cfg["H"], cfg["eta"], cfg["n"]
-    tb = _tilde(sd, cfg)
+    tb = run_tilde_betas(sd, cfg)
     _require(eta <= 1 / tb["beta2"], f"eta <= 1/beta~_2 = {1 / tb['beta2']:.4g}")
     al = alpha_scale * alpha_ki(sd, cfg)
     cond = math.sqrt(H) >= 2 * _beta3(sd.b_end, T, d, R) * sd.dist[:-1] ** 2
@@ -535,7 +536,7 @@ def lemma11_trajectory_curves(cfg: dict[str, Any] | None = None) -> dict[str, np
     """
     cfg = dict(practical_config() if cfg is None else cfg)
     runs, sd, _, _ = practical_runs(cfg)
-    tb = _tilde(sd, cfg)
+    tb = run_tilde_betas(sd, cfg)
     al = alpha_ki(sd, cfg)
     cum_alpha = torch.cat([torch.zeros(1, cfg["n"]), al.cumsum(0)])          # (K+1, n)
     cum_loss = torch.cat([torch.zeros(1), sd.full_loss[:-1].cumsum(0)])      # (K+1,)
@@ -577,7 +578,7 @@ def check_lemma11_errata(printed_89: Callable[..., torch.Tensor] | None = None, 
     cfg = dict(practical_config() if cfg is None else cfg)
     runs, sd, _, _ = practical_runs(cfg)
     T, d, R, H, eta, n = cfg["T"], cfg["d"], cfg["R"], cfg["H"], cfg["eta"], cfg["n"]
-    tb = _tilde(sd, cfg)
+    tb = run_tilde_betas(sd, cfg)
     _require(eta <= 1 / tb["beta2"], "eta <= 1/beta~_2")
     ssum = sd.loo_at_full + sd.loo_at_loo
     if printed_89 is None:
