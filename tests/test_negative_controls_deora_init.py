@@ -115,3 +115,8 @@ def test_bad_inputs_init():
         bd.cor2_g0(1.5, 1.0, 1.0)
     with pytest.raises(ValueError, match="theta"):
         di.model_outputs(torch.zeros(5), np.zeros((2, 2, 2)), 1)
+
+
+def test_prop7_scan_rejects_bad_head_count():
+    with pytest.raises(ValueError, match="H"):
+        di.prop7_scan([0])
