@@ -108,3 +108,211 @@ def prop1_sharper_hessian_rhs(X: Any, U: Any) -> float:
     r2i = row_norm_max(X)
     s = float(np.sum(np.max(np.abs(U @ X.T), axis=1)))
     return 2 * r2i**4 * s + math.sqrt(X.shape[0]) * r2i**3
+
+
+# --- Stability and initialization (Chapters 5-6) ---
+#
+# Calculators for Lemma 11, Theorem 2 (alias Theorem 4), Corollary 4, Proposition 7 and
+# Corollary 2 (alias Corollary 5).  Notation: ``D = ||theta - theta_0||`` (distance of the
+# target to the initialization), ``B = ||theta||_{2,inf}``; "tilde" constants are the
+# Corollary-1 constants evaluated at ``b = 3 D + B`` (the bounded-iterates radius).
+# ``corrected=True`` applies the book's correction of Proposition 7 (the witness
+# ``theta_0 + g_0 theta_star`` lies at distance ``sqrt(2) g_0`` because ``||theta_star|| = sqrt 2``).
+
+__all__ += ["tilde_betas", "step_size_rho", "lemma11_heads", "lemma11_rhs", "thm2_max_step",
+            "thm2_rhs", "cor4_rhs", "prop7_g0", "prop7_heads", "cor2_g0", "cor2_heads",
+            "cor2_rho", "cor2_max_step", "cor2_bounds", "cor2_report", "min_heads"]
+
+
+def _dbtdr(D: Any, B: Any, T: Any, d: Any, R: Any) -> tuple[float, float, int, int, float]:
+    D = check_positive(D, "D", allow_zero=True)
+    B = check_positive(B, "B", allow_zero=True)
+    T = check_int(T, "T")
+    d = check_int(d, "d")
+    R = check_positive(R, "R")
+    return D, B, T, d, R
+
+
+def min_heads(sqrt_h_lower: float) -> int:
+    """Smallest integer ``H`` with ``sqrt(H) >= sqrt_h_lower``."""
+    s = check_positive(sqrt_h_lower, "sqrt_h_lower", allow_zero=True)
+    H = max(1, math.ceil(s * s))
+    while math.sqrt(H - 1) >= s and H > 1:  # guard against rounding up too far
+        H -= 1
+    while math.sqrt(H) < s:
+        H += 1
+    return H
+
+
+def tilde_betas(D: float, B: float, T: int, d: int, R: float, H: int) -> dict[str, float]:
+    """Lemma 11's ``beta~_1, beta~_2, beta~_3``: Corollary 1's constants at ``b = 3 D + B``.
+
+    ``beta~_1 = sqrt(T) R (2 R^2 b + 1)``, ``beta~_3 = 2 sqrt(T d) R^3 (3 sqrt(d) R^2 b + 1)``,
+    ``beta~_2 = beta~_3 / sqrt(H) + beta~_1^2 / 4``.
+    """
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
+    H = check_int(H, "H")
+    b = 3 * D + B
+    return {"beta1": beta1(b, T, d, R), "beta2": beta2(b, T, d, R, H),
+            "beta3": beta3(b, T, d, R), "b": b}
+
+
+def step_size_rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
+    """``rho(theta) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(theta)^2`` of Theorems 3-4, with
+    ``a(theta) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (3 D + B) + 2 sqrt(T) R]`` (the paper's ``alpha(theta)``).
+    """
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
+    H = check_int(H, "H")
+    a = 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (3 * D + B) + 2 * math.sqrt(T) * R)
+    return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a * a
+
+
+def lemma11_heads(D: float, B: float, T: int, d: int, R: float, *, constant: float = 256.0) -> int:
+    """Smallest ``H`` with ``sqrt(H) >= 256 sqrt(T d) R^3 (3 sqrt(d) R^2 (3 D + B) + 1) D^2``
+    (Lemma 11, Eq. 84; Theorem 2's head condition)."""
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
+    c = check_positive(constant, "constant")
+    return min_heads(c * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2)
+
+
+def lemma11_rhs(eta: float, n: int, K: int, L_target: float, D: float, B: float, T: int, d: int,
+                R: float) -> float:
+    """Lemma 11: ``(2 eta beta~_1 / n) (2 K L^(theta) + 9 D^2 / (4 eta))``."""
+    eta = check_positive(eta, "eta")
+    n = check_int(n, "n")
+    K = check_int(K, "K")
+    L_target = check_positive(L_target, "L_target", allow_zero=True)
+    b1 = tilde_betas(D, B, T, d, R, 1)["beta1"]
+    return 2 * eta * b1 / n * (2 * K * L_target + 9 * D**2 / (4 * eta))
+
+
+def thm2_max_step(D: float, B: float, T: int, d: int, R: float, H: int, K: int, L_target: float,
+                  L0: float) -> float:
+    """Largest step size allowed by Theorems 1-2:
+    ``1 ^ 1/rho(theta) ^ D^2 / (K L^(theta)) ^ D^2 / L^(theta_0)``."""
+    K = check_int(K, "K")
+    L_target = check_positive(L_target, "L_target", allow_zero=True)
+    L0 = check_positive(L0, "L0")
+    D_ = check_positive(D, "D")
+    caps = [1.0, 1.0 / step_size_rho(D, B, T, d, R, H), D_**2 / L0]
+    if L_target > 0:
+        caps.append(D_**2 / (K * L_target))
+    return min(caps)
+
+
+def thm2_rhs(n: int, K: int, L_target: float, D: float, eta: float) -> float:
+    """Theorem 2 (Eq. 5): ``(4 / n) (2 K L^(theta) + 9 D^2 / (4 eta))`` (one training set)."""
+    n = check_int(n, "n")
+    K = check_int(K, "K")
+    L_target = check_positive(L_target, "L_target", allow_zero=True)
+    D = check_positive(D, "D", allow_zero=True)
+    eta = check_positive(eta, "eta")
+    return 4.0 / n * (2 * K * L_target + 9 * D**2 / (4 * eta))
+
+
+def cor4_rhs(g0_K: float, eta: float, n: int, *, constant: float = 17.0) -> float:
+    """Corollary 4 (Eq. 96): ``17 g_0(1/K)^2 / (eta n)``."""
+    g0_K = check_positive(g0_K, "g0_K")
+    eta = check_positive(eta, "eta")
+    n = check_int(n, "n")
+    return check_positive(constant, "constant") * g0_K**2 / (eta * n)
+
+
+def prop7_g0(eps: float, B_phi: float, gamma: float, *, corrected: bool = False) -> float:
+    """Proposition 7: ``g_0(eps) = (2 B_Phi + log(1/eps)) / gamma`` (times ``sqrt 2`` if corrected)."""
+    eps = check_positive(eps, "eps")
+    if eps > 1:
+        raise ValueError(f"eps must lie in (0, 1], got {eps}")
+    B_phi = check_positive(B_phi, "B_phi")
+    gamma = check_positive(gamma, "gamma")
+    g0 = (2 * B_phi + math.log(1 / eps)) / gamma
+    return math.sqrt(2) * g0 if corrected else g0
+
+
+def prop7_heads(eps: float, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, *,
+                corrected: bool = False) -> int:
+    """Smallest ``H`` meeting Eq. (98):
+    ``sqrt(H) >= c sqrt(T d) R^3 (B_2 / B_Phi) (3 sqrt(d) R^2 + 1) g_0^2 (1 v g_0)`` with the printed
+    ``g_0`` inside and ``c = 5`` (printed) or ``c = 10`` (corrected: the squared distance is ``2 g_0^2``).
+    """
+    T = check_int(T, "T")
+    d = check_int(d, "d")
+    R = check_positive(R, "R")
+    B2 = check_positive(B2, "B2")
+    g0 = prop7_g0(eps, B_phi, gamma)
+    c = 10.0 if corrected else 5.0
+    return min_heads(c * math.sqrt(T * d) * R**3 * B2 / B_phi * (3 * math.sqrt(d) * R**2 + 1)
+                     * g0**2 * max(1.0, g0))
+
+
+def cor2_g0(K: int, B_phi: float, gamma: float, *, corrected: bool = False) -> float:
+    """Corollary 2: ``g_0(1/K) = (2 B_Phi + log K) / gamma`` (times ``sqrt 2`` if corrected)."""
+    K = check_int(K, "K")
+    return prop7_g0(1.0 / K, B_phi, gamma, corrected=corrected)
+
+
+def cor2_heads(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, *,
+               corrected: bool = False) -> int:
+    """Smallest ``H`` meeting Corollary 5's head condition
+    ``sqrt(H) >= 256 sqrt(T d) R^3 B_2 (3 sqrt(d) R^2 (4 g_0 + B_2) + 1) g_0^2``.
+
+    ``corrected=True`` uses the realizability constants of the corrected Proposition 7
+    (``g~_0 = sqrt 2 g_0``, ``g~ = B_2 + sqrt 2 g_0``), i.e.
+    ``256 sqrt(T d) R^3 B_2 (3 sqrt(d) R^2 (4 sqrt 2 g_0 + B_2) + 1) 2 g_0^2``.
+    """
+    T = check_int(T, "T")
+    d = check_int(d, "d")
+    R = check_positive(R, "R")
+    B2 = check_positive(B2, "B2")
+    g0 = cor2_g0(K, B_phi, gamma)
+    if corrected:
+        s = 256 * math.sqrt(T * d) * R**3 * B2 * (3 * math.sqrt(d) * R**2 * (4 * math.sqrt(2) * g0 + B2)
+                                                  + 1) * 2 * g0**2
+    else:
+        s = 256 * math.sqrt(T * d) * R**3 * B2 * (3 * math.sqrt(d) * R**2 * (4 * g0 + B2) + 1) * g0**2
+    return min_heads(s)
+
+
+def cor2_rho(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, H: int, *,
+             corrected: bool = False) -> float:
+    """Corollary 5's ``rho(K) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(K)^2`` with
+    ``a(K) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (4 g_0 + B_2) + 2 sqrt(T) R]`` (``4 sqrt 2 g_0`` if corrected)."""
+    g0 = cor2_g0(K, B_phi, gamma)
+    g = (4 * math.sqrt(2) if corrected else 4.0) * g0
+    # rho(theta) with 3 D + B = g + B_2, i.e. D = g / 3, B = B_2
+    return step_size_rho(g / 3, check_positive(B2, "B2"), T, d, R, H)
+
+
+def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, H: int,
+                  *, corrected: bool = False) -> float:
+    """Largest step size of Corollary 5: ``1 ^ 1/rho(K) ^ 4 B_Phi^2 / (gamma^2 log(1 + e^B_Phi))``
+    (``8 B_Phi^2`` in the corrected version)."""
+    B_phi = check_positive(B_phi, "B_phi")
+    gamma = check_positive(gamma, "gamma")
+    c = 8.0 if corrected else 4.0
+    return min(1.0, 1.0 / cor2_rho(K, T, d, R, B2, B_phi, gamma, H, corrected=corrected),
+               c * B_phi**2 / (gamma**2 * math.log1p(math.exp(B_phi))))
+
+
+def cor2_bounds(K: int, n: int, eta: float, B_phi: float, gamma: float, *,
+                corrected: bool = False) -> dict[str, float]:
+    """Corollary 5's two conclusions (Eq. 101):
+    train ``2/K + 5 (2 B_Phi + log K)^2 / (4 gamma^2 eta K)`` and gap ``17 (2 B_Phi + log K)^2 / (gamma^2 eta n)``.
+    Corrected: the ``g_0^2`` terms double (``5/2`` and ``34``)."""
+    K = check_int(K, "K")
+    n = check_int(n, "n")
+    eta = check_positive(eta, "eta")
+    g0sq = cor2_g0(K, B_phi, gamma, corrected=corrected) ** 2
+    return {"train": 2.0 / K + 5 * g0sq / (4 * eta * K), "gap": 17 * g0sq / (eta * n)}
+
+
+def cor2_report(T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, K: int, n: int,
+                *, corrected: bool = True) -> dict[str, float]:
+    """Everything Corollary 2 asks for at these sizes: heads, ``rho(K)``, the largest step size,
+    and the two bounds at that step size (``corrected`` selects the book's corrected constants)."""
+    H = cor2_heads(K, T, d, R, B2, B_phi, gamma, corrected=corrected)
+    eta = cor2_max_step(K, T, d, R, B2, B_phi, gamma, H, corrected=corrected)
+    out = {"H": float(H), "rho": cor2_rho(K, T, d, R, B2, B_phi, gamma, H, corrected=corrected),
+           "eta": eta, "g0": cor2_g0(K, B_phi, gamma, corrected=corrected)}
+    out.update(cor2_bounds(K, n, eta, B_phi, gamma, corrected=corrected))
+    return out

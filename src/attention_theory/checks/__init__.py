@@ -13,3 +13,5 @@ from . import trauger_experiment  # noqa: F401
 from . import trauger_model  # noqa: F401
 from . import trauger_multilayer  # noqa: F401
 from . import qin  # noqa: F401
+from . import deora_stability  # noqa: F401
+from . import deora_init  # noqa: F401
