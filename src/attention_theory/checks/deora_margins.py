@@ -815,16 +815,19 @@ def check_ordering(s_grid: Any = None) -> CheckRecord:
 def margin_curves(S_grid: Any, *, T: int = 8, zeta: float = 0.25, M: int = 2, d: int = 6, Z_mu: float = 0.05,
                   Z_nu: float = 0.05, Z_perp: float = 0.2, n: int = 60, n1: int = 10000, eps: float = 1e-3,
                   seed: int = 31) -> dict[str, np.ndarray]:
-    """For each ``S``: ``gamma_lin``, ``gamma_star(P)``, measured NTK max-margin (cvxpy, actual first step),
+    """For each ``S``: ``gamma_lin``, ``gamma_star(P)``, ``gamma_star(0)``, the sharper ``gamma_star`` (``P``-term
+    ``-P T (S+Z)^3``), measured NTK max-margin (cvxpy, actual first step),
     ``gamma_attn(eps)`` and the measured attention margin ``min_i y_i Phi(X_i; U_opt, Gamma_eps W_opt)``."""
-    out: dict[str, list[float]] = {k: [] for k in ("S", "lin", "star", "ntk", "attn", "attn_measured", "P")}
+    out: dict[str, list[float]] = {k: [] for k in ("S", "lin", "star", "star0", "star_sharp", "ntk", "attn",
+                                                   "attn_measured", "P")}
     for S in S_grid:
         cfg = dm1.DM1Config(T=T, d=d, M=M, S=float(S), zeta=zeta, Z_mu=Z_mu, Z_nu=Z_nu, Z_perp=Z_perp)
         r = ntk_margin_instance(cfg, n, n1, seed)
         Gm = bm.prop3_threshold(S, M, zeta, eps)
         s = dm1.sample(cfg, n, seed=seed + 1)
         _, mg = leak_and_margin(_t(s.X), _t(s.y), torch.as_tensor(s.relevant), cfg, Gm)
-        for k, v in (("S", S), ("lin", glin(cfg)), ("star", r["gamma_star"]), ("ntk", r["gamma_ntk"]),
+        for k, v in (("S", S), ("lin", glin(cfg)), ("star", r["gamma_star"]), ("star0", gstar(cfg)),
+                     ("star_sharp", gstar(cfg, r["P"], 1.0)), ("ntk", r["gamma_ntk"]),
                      ("attn", bm.gamma_attn(T, S, Z_mu, eps)), ("attn_measured", float(mg.min())), ("P", r["P"])):
             out[k].append(float(v))
     return {k: np.array(v) for k, v in out.items()}
