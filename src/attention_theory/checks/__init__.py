@@ -15,3 +15,5 @@ from . import trauger_multilayer  # noqa: F401
 from . import qin  # noqa: F401
 from . import deora_stability  # noqa: F401
 from . import deora_init  # noqa: F401
+from . import deora_mixture  # noqa: F401
+from . import deora_margins  # noqa: F401
