@@ -141,3 +141,9 @@ def test_easy_data_and_bad_init():
     from attention_theory.checks.deora_landscape import risk_fn
     # uniform attention (W = 0): every margin is exactly -1
     assert float(risk_fn(Xs, ys, 8)(th0)) == pytest.approx(math.log1p(math.e), rel=1e-12)
+
+
+def test_nc_cor3_proof_with_bar_distance_is_not_an_erratum():
+    negative_control("deora-cor-3", "proof-distance-equality")
+    with pytest.raises(ClaimViolation):
+        dt.check_cor3_proof(printed_distance=lambda actual, g0K: g0K)

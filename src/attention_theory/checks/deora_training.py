@@ -700,3 +700,35 @@ PROOF_SCHEMA: list[tuple[str, str, str]] = [
     ("deora-thm-1", "deora-cor-3", "monotone version"),
     ("deora-assum-2", "deora-cor-3", ""),
 ]
+
+
+@claim_check("deora-cor-3", "proof-distance-equality")
+def check_cor3_proof(printed_distance: Callable[[float, float], float] = lambda actual, g0K: actual, *,
+                     seed: int = 222) -> CheckRecord:
+    """Proof erratum of Corollary 3: the proof sets ``||theta_(1/K) - theta_0|| = g0(1/K)``
+    although Assumption 2 only gives ``<=``.  With the *actual* distance ``D <= g0(1/K)``,
+    the corollary's ``eta <= g0(1)^2`` does not imply Theorem 3's ``eta <= D^2/(K L(theta))``
+    (printed step fails on random admissible tuples); with ``D_bar = g0(1/K)`` in the monotone
+    Theorem 3 it does (corrected step passes).  ``printed_distance(actual, g0K)`` is the
+    distance the proof step uses."""
+    rng = np.random.default_rng(seed)
+    lhs, rp, rc = [], [], []
+    for _ in range(pick(2000, 20000)):
+        K = int(10 ** rng.uniform(0, 5))
+        g01 = float(10 ** rng.uniform(-2, 1))
+        g0K = g01 * float(10 ** rng.uniform(0, 1))
+        eta = min(1.0, g01**2) * float(rng.uniform(0.5, 1))
+        Lt = float(rng.uniform(0.5, 1)) / K                  # L(theta_(1/K)) <= 1/K
+        actual = g0K * float(rng.uniform(0, 1))              # Assumption 2 (ii): only <= g0(1/K)
+        lhs.append(eta * K * Lt)
+        rp.append(printed_distance(actual, g0K) ** 2)
+        rc.append(g0K**2)
+    return confirm_erratum(
+        bound_outcome(lhs, rp), bound_outcome(lhs, rc),
+        description="Corollary 3's proof uses ||theta_(1/K) - theta_0|| = g0(1/K), but Assumption 2 gives only <=",
+        printed_text="eta <= g0(1)^2 implies eta <= ||theta_(1/K) - theta_0||^2 / (K L(theta_(1/K))) "
+                     "(proof of Cor. 3, with the actual distance)",
+        corrected_text="use Theorem 3 with D replaced by D_bar = g0(1/K) >= ||theta_(1/K) - theta_0|| "
+                       "(monotone version): eta K L(theta_(1/K)) <= eta <= g0(1)^2 <= D_bar^2",
+        source="Deora et al., TMLR version (seed 001), App. B.5, proof of Corollary 3", severity="G",
+        seed=seed)
