@@ -22,7 +22,7 @@ import torch
 
 from .. import hessian as hs
 from ..bounds import deora as bd
-from ..config import pick
+from ..config import pick, scale
 from ..models import deora as md
 from ..optim.gd import run_first_order
 from ..verify import (CheckRecord, bound_outcome, check_bound, check_identity, check_interval,
@@ -385,7 +385,9 @@ def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int 
     full = md.pack_heads(Us, Ws)
     p1 = md.head_size(T, d)
     out: dict[str, list] = {k: [] for k in ("H", "lam", "L", "b", "method", "lanczos")}
-    for H in Hs:
+    from tqdm.auto import tqdm
+
+    for H in tqdm(Hs, desc="heads", leave=False, disable=scale() == "smoke"):
         th = full[:H * p1].clone()
         loss = risk_fn(Xs, ys, H)
         L = float(loss(th))
