@@ -135,7 +135,7 @@ def test_bounds_calculators():
     assert bd.min_heads(3.0) == 9 and bd.min_heads(0.0) == 1
     assert bd.thm2_rhs(10, 5, 0.1, 0.3, 0.01) == pytest.approx(0.4 * (1.0 + 9 * 0.09 / 0.04))
     assert bd.cor4_rhs(2.0, 0.5, 4) == pytest.approx(17 * 4 / 2)
-    rho = bd.step_size_rho(0.3, 0.2, 2, 1, 1.0, 100)
+    rho = bd.rho(0.3, 0.2, 2, 1, 1.0, 100)
     assert bd.thm2_max_step(0.3, 0.2, 2, 1, 1.0, 100, 5, 0.5, 0.7) == pytest.approx(min(1, 1 / rho, 0.09 / 2.5, 0.09 / 0.7))
     assert bd.lemma11_rhs(0.01, 10, 5, 0.1, 0.3, 0.2, 2, 1, 1.0) > 0
 

@@ -119,7 +119,7 @@ def prop1_sharper_hessian_rhs(X: Any, U: Any) -> float:
 # ``corrected=True`` applies the book's correction of Proposition 7 (the witness
 # ``theta_0 + g_0 theta_star`` lies at distance ``sqrt(2) g_0`` because ``||theta_star|| = sqrt 2``).
 
-__all__ += ["tilde_betas", "step_size_rho", "lemma11_heads", "lemma11_rhs", "thm2_max_step",
+__all__ += ["tilde_betas", "lemma11_heads", "lemma11_rhs", "thm2_max_step",
             "thm2_rhs", "cor4_rhs", "prop7_g0", "prop7_heads", "cor2_g0", "cor2_heads",
             "cor2_rho", "cor2_max_step", "cor2_bounds", "cor2_report", "min_heads"]
 
@@ -157,16 +157,6 @@ def tilde_betas(D: float, B: float, T: int, d: int, R: float, H: int) -> dict[st
             "beta3": beta3(b, T, d, R), "b": b}
 
 
-def step_size_rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
-    """``rho(theta) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(theta)^2`` of Theorems 3-4, with
-    ``a(theta) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (3 D + B) + 2 sqrt(T) R]`` (the paper's ``alpha(theta)``).
-    """
-    D, B, T, d, R = _dbtdr(D, B, T, d, R)
-    H = check_int(H, "H")
-    a = 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (3 * D + B) + 2 * math.sqrt(T) * R)
-    return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a * a
-
-
 def lemma11_heads(D: float, B: float, T: int, d: int, R: float, *, constant: float = 256.0) -> int:
     """Smallest ``H`` with ``sqrt(H) >= 256 sqrt(T d) R^3 (3 sqrt(d) R^2 (3 D + B) + 1) D^2``
     (Lemma 11, Eq. 84; Theorem 2's head condition)."""
@@ -194,7 +184,7 @@ def thm2_max_step(D: float, B: float, T: int, d: int, R: float, H: int, K: int, 
     L_target = check_positive(L_target, "L_target", allow_zero=True)
     L0 = check_positive(L0, "L0")
     D_ = check_positive(D, "D")
-    caps = [1.0, 1.0 / step_size_rho(D, B, T, d, R, H), D_**2 / L0]
+    caps = [1.0, 1.0 / rho(D, B, T, d, R, H), D_**2 / L0]
     if L_target > 0:
         caps.append(D_**2 / (K * L_target))
     return min(caps)
@@ -280,7 +270,7 @@ def cor2_rho(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: f
     g0 = cor2_g0(K, B_phi, gamma)
     g = (4 * math.sqrt(2) if corrected else 4.0) * g0
     # rho(theta) with 3 D + B = g + B_2, i.e. D = g / 3, B = B_2
-    return step_size_rho(g / 3, check_positive(B2, "B2"), T, d, R, H)
+    return rho(g / 3, check_positive(B2, "B2"), T, d, R, H)
 
 
 def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, H: int,
@@ -316,3 +306,163 @@ def cor2_report(T: int, d: int, R: float, B2: float, B_phi: float, gamma: float,
            "eta": eta, "g0": cor2_g0(K, B_phi, gamma, corrected=corrected)}
     out.update(cor2_bounds(K, n, eta, B_phi, gamma, corrected=corrected))
     return out
+# --- Landscape and training (Chapters 3-4) ---
+#
+# Constants of Proposition 4 (GLQC), Theorem 1 / Theorem 3 (training), Lemma 10 and
+# Corollary 3, so a reader can ask "how many heads and which step size does the theorem
+# need for my sizes?".  Notation (catalogue): D = ||theta - theta_0||, B = ||theta||_{2,inf}
+# of the target, R >= 1 the token radius.  The paper's alpha(theta) is called ``a`` here.
+
+__all__ += ["glqc_distance", "glqc_sharp_constant", "step_constant_a", "rho", "a_eta",
+            "rho_eta", "theta_k_bound", "thm1_heads_needed", "thm1_step_size", "thm1_loss_bound",
+            "thm1_certificate", "cor3_heads_needed", "cor3_rho", "cor3_step_size",
+            "rho_main_text_order", "heads_main_text_order"]
+
+
+def glqc_distance(b: float, T: int, d: int, R: float, H: int) -> float:
+    """Largest ``||theta_1 - theta_2||`` allowed by (18) when ``beta3(theta_1) v beta3(theta_2)``
+    is evaluated at ``||.||_{2,inf} = b``: ``sqrt(sqrt(H) / (2 beta3(b)))``."""
+    H = check_int(H, "H")
+    return math.sqrt(math.sqrt(H) / (2 * beta3(b, T, d, R)))
+
+
+def glqc_sharp_constant(c: float) -> float:
+    """The book's sharp GLQC constant ``1 / cos(sqrt(c) / 2)`` for ``g'' >= -c g`` on ``[0, 1]``.
+
+    ``c = kappa_bar ||theta_1 - theta_2||^2``; (18) means ``c <= 1/2``, where the constant
+    is at most ``1/cos(1/(2 sqrt 2)) ~ 1.0659 < 4/3``.  Valid for ``0 <= c < pi^2``.
+    """
+    c = check_positive(c, "c", allow_zero=True)
+    if c >= math.pi**2:
+        raise ValueError(f"c must be < pi^2 (the comparison function must stay positive), got {c}")
+    return 1.0 / math.cos(math.sqrt(c) / 2)
+
+
+def step_constant_a(D: float, B: float, T: int, d: int, R: float) -> float:
+    """Theorem 3's ``a(theta) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (3 D + B) + 2 sqrt(T) R]`` (paper: alpha)."""
+    D = check_positive(D, "D", allow_zero=True)
+    B, T, d, R = _args(B, T, d, R)
+    return 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (3 * D + B) + 2 * math.sqrt(T) * R)
+
+
+def rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
+    """Theorem 3's ``rho(theta) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(theta)^2``."""
+    H = check_int(H, "H")
+    return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * step_constant_a(D, B, T, d, R) ** 2
+
+
+def a_eta(eta: float, D: float, B: float, T: int, d: int, R: float) -> float:
+    """Proof of Theorem 3: ``a_eta = 3 sqrt(d) R^2 [(2 eta sqrt(T) R^3 + 1)(3D + B) + eta sqrt(T) R + 1]``."""
+    eta = check_positive(eta, "eta")
+    D = check_positive(D, "D", allow_zero=True)
+    B, T, d, R = _args(B, T, d, R)
+    return 3 * math.sqrt(d) * R**2 * ((2 * eta * math.sqrt(T) * R**3 + 1) * (3 * D + B)
+                                      + eta * math.sqrt(T) * R + 1)
+
+
+def rho_eta(eta: float, D: float, B: float, T: int, d: int, R: float, H: int) -> float:
+    """``rho_eta = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a_eta^2`` (``<= rho`` for ``eta <= 1``)."""
+    H = check_int(H, "H")
+    return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_eta(eta, D, B, T, d, R) ** 2
+
+
+def theta_k_bound(eta: float, dist_k: float, B: float, T: int, R: float) -> float:
+    """``Theta_k = (2 eta sqrt(T) R^3 + 1)(||theta - theta_k|| + B) + eta sqrt(T) R``, an upper
+    bound on ``||theta_k||_{2,inf} v ||theta_{k+1}||_{2,inf}`` (proof of Theorem 3)."""
+    eta = check_positive(eta, "eta")
+    dist_k = check_positive(dist_k, "dist_k", allow_zero=True)
+    B = check_positive(B, "B", allow_zero=True)
+    T = check_int(T, "T")
+    R = check_positive(R, "R")
+    return (2 * eta * math.sqrt(T) * R**3 + 1) * (dist_k + B) + eta * math.sqrt(T) * R
+
+
+def thm1_heads_needed(D: float, B: float, T: int, d: int, R: float) -> int:
+    """Smallest ``H`` with ``sqrt(H) >= 36 sqrt(T d) R^3 (3 sqrt(d) R^2 (3D + B) + 1) D^2``
+    (Theorem 3; also Lemma 10's condition (74)).  ``B`` is the target's ``||theta||_{2,inf}``,
+    which in practice may itself depend on ``H``: iterate if so."""
+    D = check_positive(D, "D", allow_zero=True)
+    B, T, d, R = _args(B, T, d, R)
+    return min_heads(36 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2)
+
+
+def thm1_step_size(D: float, B: float, T: int, d: int, R: float, H: int, K: int,
+                   loss_target: float, loss_init: float) -> float:
+    """Largest step size of Theorem 3: ``1 ^ 1/rho ^ D^2/(K L(theta)) ^ D^2/L(theta_0)``."""
+    K = check_int(K, "K")
+    lt = check_positive(loss_target, "loss_target", allow_zero=True)
+    l0 = check_positive(loss_init, "loss_init", allow_zero=True)
+    out = min(1.0, 1.0 / rho(D, B, T, d, R, H))
+    if lt > 0:
+        out = min(out, D**2 / (K * lt))
+    if l0 > 0:
+        out = min(out, D**2 / l0)
+    return out
+
+
+def thm1_loss_bound(D: float, eta: float, K: int, loss_target: float) -> float:
+    """Right side of (79): ``2 L(theta) + 5 D^2 / (4 eta K)``."""
+    D = check_positive(D, "D", allow_zero=True)
+    eta = check_positive(eta, "eta")
+    K = check_int(K, "K")
+    return 2 * check_positive(loss_target, "loss_target", allow_zero=True) + 5 * D**2 / (4 * eta * K)
+
+
+def thm1_certificate(D: float, B: float, T: int, d: int, R: float, K: int, loss_target: float,
+                     loss_init: float, H: int | None = None) -> dict[str, float]:
+    """Fixture ``F-cert`` for Theorem 3: the smallest admissible ``H`` (or the given one, which
+    must be admissible), the largest ``eta``, ``rho``, the loss bound and the vacuity flag
+    (``bound >= L(theta_0)``: then the bound follows from descent alone)."""
+    need = thm1_heads_needed(D, B, T, d, R)
+    if H is None:
+        H = need
+    H = check_int(H, "H")
+    if H < need:
+        raise ValueError(f"H={H} violates Theorem 3's head condition (needs H >= {need})")
+    eta = thm1_step_size(D, B, T, d, R, H, K, loss_target, loss_init)
+    bound = thm1_loss_bound(D, eta, K, loss_target)
+    return {"H": H, "H_needed": need, "eta": eta, "rho": rho(D, B, T, d, R, H),
+            "loss_bound": bound, "vacuous": bool(bound >= loss_init),
+            "distance_bound": 4 * D, "iterate_bound": 3 * D}
+
+
+def cor3_heads_needed(g0K: float, gK: float, T: int, d: int, R: float, *, inner: float = 3.0) -> int:
+    """Smallest ``H`` of (81): ``sqrt(H) >= 36 sqrt(T d) R^3 (3 sqrt(d) R^2 (3 g0 + g) + 1) g0^2``
+    with ``g0 = g0(1/K)``, ``g = g(1/K)``.  ``inner`` is the factor of ``g0`` inside (3 in the
+    paper; exposed for the negative control)."""
+    g0K = check_positive(g0K, "g0K", allow_zero=True)
+    gK, T, d, R = _args(gK, T, d, R)
+    return min_heads(36 * math.sqrt(T * d) * R**3
+                            * (3 * math.sqrt(d) * R**2 * (inner * g0K + gK) + 1) * g0K**2)
+
+
+def cor3_rho(g0K: float, gK: float, T: int, d: int, R: float, H: int, *, inner: float = 3.0) -> float:
+    """``rho(K)`` of Corollary 3: ``rho`` with ``3D + B`` replaced by ``3 g0(1/K) + g(1/K)``."""
+    H = check_int(H, "H")
+    g0K = check_positive(g0K, "g0K", allow_zero=True)
+    gK, T, d, R = _args(gK, T, d, R)
+    a = 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (inner * g0K + gK) + 2 * math.sqrt(T) * R)
+    return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a**2
+
+
+def cor3_step_size(g0K: float, gK: float, g01: float, T: int, d: int, R: float, H: int,
+                   loss_init: float, *, inner: float = 3.0) -> float:
+    """Corollary 3's step size ``1 ^ 1/rho(K) ^ g0(1)^2 ^ g0(1)^2 / L(theta_0)``."""
+    g01 = check_positive(g01, "g01", allow_zero=True)
+    l0 = check_positive(loss_init, "loss_init", allow_zero=True)
+    out = min(1.0, 1.0 / cor3_rho(g0K, gK, T, d, R, H, inner=inner), g01**2)
+    return min(out, g01**2 / l0) if l0 > 0 else out
+
+
+def rho_main_text_order(D: float, B: float, T: int, d: int, R: float) -> float:
+    """The main text's order for rho below Eq. (3): ``d^{3/2} T^{3/2} R^{13} B^2 D^2`` (no constant)."""
+    D = check_positive(D, "D", allow_zero=True)
+    B, T, d, R = _args(B, T, d, R)
+    return d**1.5 * T**1.5 * R**13 * B**2 * D**2
+
+
+def heads_main_text_order(D: float, B: float, T: int, d: int, R: float) -> float:
+    """The main text's head condition (3) as a bound on ``sqrt(H)``: ``d T^{1/2} R^5 B D^3``."""
+    D = check_positive(D, "D", allow_zero=True)
+    B, T, d, R = _args(B, T, d, R)
+    return d * math.sqrt(T) * R**5 * B * D**3

@@ -17,3 +17,5 @@ from . import deora_stability  # noqa: F401
 from . import deora_init  # noqa: F401
 from . import deora_mixture  # noqa: F401
 from . import deora_margins  # noqa: F401
+from . import deora_landscape  # noqa: F401
+from . import deora_training  # noqa: F401

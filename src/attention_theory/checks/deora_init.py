@@ -14,13 +14,14 @@ import math
 from typing import Any, Callable
 
 import numpy as np
-import scipy.optimize as so
 import torch
 
 from .._validate import check_int, check_positive
 from ..bounds import deora as bd
 from ..config import pick
 from ..models import deora as md
+from ..ntk import ntk_features
+from ..svm import ntk_max_margin, ntk_max_margin_dual as ntk_margin
 from ..verify import (CheckRecord, bound_outcome, check_bound, check_identity, claim_check,
                       confirm_erratum, identity_outcome)
 from .deora_stability import init_heads, noisy_lin_tokens, sample_losses
@@ -48,63 +49,6 @@ def model_outputs(theta: Any, Xs: Any, H: int) -> torch.Tensor:
         S = torch.softmax(torch.einsum("td,hde,se->hts", X, Ws, X), dim=-1)
         outs.append(torch.einsum("hts,sd,htd->", S, X, Us) / math.sqrt(H))
     return torch.stack(outs)
-
-
-def ntk_features(theta0: Any, Xs: Any, H: int) -> torch.Tensor:
-    """NTK features ``grad_theta Phi~(X_i; theta_0)``, shape ``(n, p)``."""
-    theta0 = md.as_tensor(theta0, "theta0", ndim=1)
-    Xs = md.as_tensor(Xs, "Xs", ndim=3)
-    rows = []
-    for i in range(Xs.shape[0]):
-        th = theta0.detach().clone().requires_grad_(True)
-        (g,) = torch.autograd.grad(model_outputs(th, Xs[i:i + 1], H)[0], th)
-        rows.append(g)
-    return torch.stack(rows)
-
-
-def ntk_margin(features: Any, ys: Any, *, tol: float = 1e-13) -> dict[str, Any]:
-    """Hard-margin SVM without bias on ``z_i = y_i f_i``: the unit ``w`` maximizing ``min_i <w, z_i>``.
-
-    Solves the dual ``min_{lambda in simplex} ||Z^T lambda||^2`` (the distance from 0 to the convex
-    hull of the ``z_i``).  Returns ``gamma_svm`` (the minimum margin actually attained by the
-    returned unit ``w``, a certified lower bound), ``upper`` (``||Z^T lambda||``, an upper bound on
-    the optimum), ``w`` and ``separable`` (``False`` when 0 lies in the hull, then ``gamma_svm <= 0``).
-    """
-    F = md.as_tensor(features, "features", ndim=2).detach().numpy()
-    y = md.as_tensor(ys, "ys", shape=(F.shape[0],)).numpy()
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("ys must contain only -1 and +1")
-    Z = y[:, None] * F
-    n = Z.shape[0]
-    Q = Z @ Z.T
-    lam = np.full(n, 1.0 / n)
-    res = so.minimize(lambda l: l @ Q @ l, lam, jac=lambda l: 2 * Q @ l, method="SLSQP",
-                      bounds=[(0, None)] * n,
-                      constraints=[{"type": "eq", "fun": lambda l: l.sum() - 1, "jac": lambda l: np.ones(n)}],
-                      options={"ftol": tol, "maxiter": 1000})
-    lam = np.clip(res.x, 0, None)
-    lam /= lam.sum()
-    # polish: exact minimum-norm point of the affine hull of the support (Wolfe's step)
-    for thresh in (1e-7, 1e-5, 1e-3):
-        S = np.flatnonzero(lam > thresh * lam.max())
-        A = np.block([[Q[np.ix_(S, S)], np.ones((len(S), 1))], [np.ones((1, len(S))), np.zeros((1, 1))]])
-        try:
-            sol = np.linalg.solve(A, np.concatenate([np.zeros(len(S)), [1.0]]))
-        except np.linalg.LinAlgError:
-            continue
-        if np.all(sol[:-1] > 0):
-            cand = np.zeros(n)
-            cand[S] = sol[:-1]
-            if cand @ Q @ cand <= lam @ Q @ lam * (1 + 1e-9):
-                lam = cand
-            break
-    w = Z.T @ lam
-    upper = float(np.linalg.norm(w))
-    if upper <= 1e-10 * max(1.0, float(np.abs(Z).max())):
-        return {"gamma_svm": 0.0, "upper": upper, "w": np.zeros(Z.shape[1]), "separable": False}
-    wu = w / upper
-    gam = float((Z @ wu).min())
-    return {"gamma_svm": gam, "upper": upper, "w": wu, "separable": gam > 0}
 
 
 def good_init_constants(theta0: Any, Xs: Any, ys: Any, H: int, *,
@@ -139,16 +83,9 @@ def flin_tokens(n: int, T: int, d: int, *, seed: int = 0) -> tuple[np.ndarray, n
 
 
 def _reference_svm(F: torch.Tensor, ys: torch.Tensor) -> np.ndarray:
-    """Independent primal solution ``min ||w||^2 s.t. y_i <f_i, w> >= 1`` (cvxpy), normalised."""
-    import cvxpy as cp
-
-    Z = (ys[:, None] * F).numpy()
-    w = cp.Variable(Z.shape[1])
-    prob = cp.Problem(cp.Minimize(cp.sum_squares(w)), [Z @ w >= 1])
-    prob.solve()
-    if prob.status != "optimal":
-        raise RuntimeError(f"reference SVM solver status {prob.status}")
-    return np.asarray(w.value) / np.linalg.norm(w.value)
+    """Independent primal solution (the cone program of :func:`attention_theory.svm.ntk_max_margin`), unit norm."""
+    res = ntk_max_margin(F.detach().numpy(), ys.detach().numpy(), radius=1.0)
+    return res.theta / np.linalg.norm(res.theta)
 
 
 @claim_check("deora-def-1", "constants-helper")

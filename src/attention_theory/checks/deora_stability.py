@@ -726,7 +726,7 @@ def certified_setup(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     sets = [noisy_lin_tokens(cfg["n"], T, d, seed=100 + s, **kw) for s in range(cfg["sets"])]
     L_t = [float(md.empirical_risk(theta, X, y, H)) for X, y in sets]
     L_0 = [float(md.empirical_risk(th0, X, y, H)) for X, y in sets]
-    rho = bd.step_size_rho(D, B, T, d, R, H)
+    rho = bd.rho(D, B, T, d, R, H)
     K = max(1, int(math.floor(D**2 * rho / max(L_t))))
     eta = min(bd.thm2_max_step(D, B, T, d, R, H, K, Lt, L0) for Lt, L0 in zip(L_t, L_0))
     return dict(cfg=cfg, H=H, B=B, K=K, eta=eta, rho=rho, theta0=th0, theta=theta, sets=sets,
@@ -802,7 +802,7 @@ def check_thm2_certified(scale: float = 1.0, *, cfg: dict[str, Any] | None = Non
 
 def rho_vec(D: np.ndarray, B: np.ndarray, T: np.ndarray, d: np.ndarray, R: np.ndarray,
             H: np.ndarray) -> np.ndarray:
-    """Vectorized ``rho(theta)`` (same formula as :func:`attention_theory.bounds.deora.step_size_rho`)."""
+    """Vectorized ``rho(theta)`` (same formula as :func:`attention_theory.bounds.deora.rho`)."""
     a = 3 * np.sqrt(d) * R**2 * (3 * np.sqrt(T) * R**3 * (3 * D + B) + 2 * np.sqrt(T) * R)
     return (2 * np.sqrt(T * d) * R**3 / np.sqrt(H) + T * R**2 / 4) * a**2
 
@@ -812,7 +812,7 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *, seed: int = 200)
     """The proof's step ``eta <= 1/rho(theta) <= 1/beta~1(theta)^2`` and the step-size hypothesis of
     Lemma 11 ``eta <= 1/beta~2(theta)``: ``rho >= beta~1^2`` and ``rho >= beta~2`` on a random
     log-uniform grid (``T, d in [1, 1e3]``, ``R in [1, 10]``, ``D, B in [1e-3, 1e3]``, ``H in [1, 1e12]``);
-    the scalar calculator ``bounds.deora.step_size_rho`` is compared with the vectorized formula."""
+    the scalar calculator ``bounds.deora.rho`` is compared with the vectorized formula."""
     rng = np.random.default_rng(seed)
     m = pick(50000, 500000)
     T, d = np.floor(10 ** rng.uniform(0, 3, m)), np.floor(10 ** rng.uniform(0, 3, m))
@@ -824,7 +824,7 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *, seed: int = 200)
     b3 = 2 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * b + 1)
     b2 = b3 / np.sqrt(H) + b1**2 / 4
     r = rho(D, B, T, d, R, H)
-    scalar = [bd.step_size_rho(float(D[j]), float(B[j]), int(T[j]), int(d[j]), float(R[j]), int(H[j]))
+    scalar = [bd.rho(float(D[j]), float(B[j]), int(T[j]), int(d[j]), float(R[j]), int(H[j]))
               for j in range(50)]
     check_identity(scalar, rho_vec(D, B, T, d, R, H)[:50], "scalar and vectorized rho agree",
                    rtol=1e-12, seed=seed, check="rho-calculator")
