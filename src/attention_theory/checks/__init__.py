@@ -6,3 +6,5 @@ Importing this package registers every check (see :func:`attention_theory.verify
 from . import foundations  # noqa: F401
 from . import deora_calculus  # noqa: F401
 from . import trauger_linear  # noqa: F401
+from . import julistiono_bregman  # noqa: F401
+from . import julistiono_attention  # noqa: F401
