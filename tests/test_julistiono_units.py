@@ -208,3 +208,47 @@ def test_svm_bad_inputs():
         svm.lp_v_svm(d["X"], np.zeros(6), np.zeros(6, dtype=int), 2.0)
     with pytest.raises(ValueError, match="shape"):
         svm.is_locally_optimal(np.ones((2, 3)), np.zeros(2, dtype=int), np.ones((2, 2), dtype=bool))
+
+
+# --- real-data loaders (tiny local fixtures) ------------------------------------------------
+
+
+def test_imdb_loader_on_fixture():
+    from pathlib import Path
+
+    from attention_theory.data import julistiono_real as jr
+
+    root = Path(__file__).parent / "fixtures" / "julistiono"
+    ids, y = jr.load_imdb(root / "aclImdb", root / "vocab.txt", "train", max_len=12)
+    assert ids.shape == (3, 12) and list(y) == [1, 1, 0]
+    vocab = jr.load_vocab(root / "vocab.txt")
+    first = jr.tokenize("A wonderful, moving film. Loved it.", vocab, 12)
+    assert list(first[:9]) == [vocab[t] for t in ("[CLS]", "a", "wonder", "##ful", "moving", "film", "loved", "it", "[SEP]")]
+    with pytest.raises(FileNotFoundError):
+        jr.load_imdb(root / "missing", root / "vocab.txt")
+    with pytest.raises(ValueError, match="split"):
+        jr.load_imdb(root / "aclImdb", root / "vocab.txt", "dev")
+
+
+def test_cifar_loader_on_fixture():
+    from pathlib import Path
+
+    from attention_theory.data import julistiono_real as jr
+
+    root = Path(__file__).parent / "fixtures" / "julistiono" / "cifar-100-python"
+    X, y = jr.load_cifar100(root, "train")
+    assert X.shape == (4, 32, 32, 3) and X.dtype == np.uint8 and y.shape == (4,)
+    with pytest.raises(TypeError):
+        jr.load_cifar100(3)
+
+
+def test_standins_are_seeded_and_labelled():
+    from attention_theory.data import julistiono_real as jr
+
+    X1, y1 = jr.planted_sentiment(20, seed=3)
+    X2, y2 = jr.planted_sentiment(20, seed=3)
+    assert np.array_equal(X1, X2) and set(np.unique(y1)) <= {0, 1}
+    im, lab = jr.synthetic_shapes(10, seed=1)
+    assert im.shape == (10, 8, 8) and set(np.unique(lab)) <= {0, 1, 2, 3}
+    with pytest.raises(ValueError):
+        jr.planted_sentiment(0)

@@ -26,7 +26,7 @@ from .._validate import as_array, check_int, check_positive
 from ..mirror import conjugate_exponent, entrywise_lp, grad_psi, grad_psi_inv
 from ..models import julistiono as mj
 
-__all__ = ["MDTrajectory", "normalize_dual", "lp_attgd", "JointTrajectory", "joint_lp_md"]
+__all__ = ["MDTrajectory", "normalize_dual", "lp_attgd", "JointTrajectory", "joint_lp_md", "torch_md_step_"]
 
 
 def normalize_dual(G: Any, q: float, *, batch_dims: int = 0) -> np.ndarray:
@@ -147,6 +147,20 @@ def lp_attgd(W0: Any, X: Any, z: Any, Y: Any, v: Any, *, p: float, eta: float, s
                         steps=rec, iterates=Ws, losses=losses, norms=norms, max_prob=maxp, stopped=stopped)
 
 
+def _joint_grads(W: np.ndarray, v: np.ndarray, X: np.ndarray, z: np.ndarray, Y: np.ndarray,
+                 loss: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(grad_W L, grad_v L)`` without validation (inner loop of :func:`joint_lp_md`; stable form)."""
+    n = X.shape[0]
+    h = X @ W @ z.T                                   # (n, T, n): take the diagonal blocks
+    h = h[np.arange(n), :, np.arange(n)]              # (n, T)
+    gamma = Y[:, None] * (X @ v)
+    c, s, u = mj._sjt(h, gamma, True)
+    lp = mj.loss_derivative_fast(u, loss)
+    GW = np.einsum("ntd,nt,ne->de", X, lp[:, None] * c, z) / n
+    Gv = np.einsum("ntd,nt->d", X, (lp * Y)[:, None] * s) / n
+    return GW, Gv
+
+
 @dataclasses.dataclass
 class JointTrajectory:
     """A run of :func:`joint_lp_md`: iterates of ``W`` ``(K, d, d)`` and ``v`` ``(K, d)`` at ``steps``."""
@@ -188,8 +202,7 @@ def joint_lp_md(W0: Any, v0: Any, X: Any, z: Any, Y: Any, *, p: float, eta: floa
             ls.append(mj.objective(W, X, z, Y, v, loss=loss))
         if k == steps:
             break
-        GW = mj.gradient_W(W, X, z, Y, v, loss=loss)
-        Gv = mj.gradient_v(W, X, z, Y, v, loss=loss)
+        GW, Gv = _joint_grads(W, v, X, z, Y, loss)
         if not np.any(GW) and not np.any(Gv):
             stopped = k
             if k not in rec:
@@ -202,3 +215,19 @@ def joint_lp_md(W0: Any, v0: Any, X: Any, z: Any, Y: Any, *, p: float, eta: floa
         W, v = grad_psi_inv(UW, p), grad_psi_inv(Uv, p)
     return JointTrajectory(p=float(p), eta=eta, steps=np.asarray(ks), W=np.stack(Ws), v=np.stack(vs),
                            losses=np.asarray(ls), stopped=stopped)
+
+
+def torch_md_step_(params, p: float, lr: float) -> None:
+    """In-place l_p mirror-descent step on torch parameters with populated ``.grad``:
+    ``w <- (grad psi)^-1(grad psi(w) - lr * grad)`` entrywise (``p = 2``: SGD).  Used by the
+    real-data stand-ins, where the authors apply MD to every parameter of a Transformer."""
+    import torch
+
+    conjugate_exponent(p)
+    check_positive(lr, "lr")
+    with torch.no_grad():
+        for w in params:
+            if w.grad is None:
+                continue
+            U = torch.sign(w) * w.abs() ** (p - 1) - lr * w.grad
+            w.copy_(torch.sign(U) * U.abs() ** (1.0 / (p - 1)))
