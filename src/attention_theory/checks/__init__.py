@@ -19,3 +19,5 @@ from . import deora_mixture  # noqa: F401
 from . import deora_margins  # noqa: F401
 from . import deora_landscape  # noqa: F401
 from . import deora_training  # noqa: F401
+from . import julistiono_bregman  # noqa: F401
+from . import julistiono_attention  # noqa: F401
