@@ -12,7 +12,6 @@ import math
 from typing import Any
 
 import numpy as np
-import torch
 
 from ..config import pick
 from ..data.dm2 import planted_teacher, sample_dm2, teacher_output

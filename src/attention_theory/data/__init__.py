@@ -1,1 +1,3 @@
-"""Data generators (each seeded, each validated)."""
+"""Data generators (each seeded, each validated): ``thresholds`` (Foundations), ``sparse_majority``
+(Trauger & Tewari Sec. 6), ``dm1`` (Deora et al.'s tokenized mixture), ``dm2`` (Deora et al.'s
+planted teacher), ``julistiono_real`` (loaders for the real-data experiments, tested on fixtures)."""
