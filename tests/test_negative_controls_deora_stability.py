@@ -132,7 +132,9 @@ def test_bounds_calculators():
     H = bd.lemma11_heads(0.2, 0.1, 2, 1, 1.0)
     s = 256 * math.sqrt(2) * (3 * 0.7 + 1) * 0.04
     assert math.sqrt(H) >= s > math.sqrt(H - 1)
-    assert bd.min_heads(3.0) == 9 and bd.min_heads(0.0) == 1
+    assert bd.min_heads(3.0) == 9 and bd.min_heads(0.0) == 1 and bd.min_heads(2.5) == 7
+    huge = bd.min_heads(1e16)  # head counts of 1e32 must not loop over float rounding steps
+    assert abs(huge - 10**32) <= 10**17
     assert bd.thm2_rhs(10, 5, 0.1, 0.3, 0.01) == pytest.approx(0.4 * (1.0 + 9 * 0.09 / 0.04))
     assert bd.cor4_rhs(2.0, 0.5, 4) == pytest.approx(17 * 4 / 2)
     rho = bd.rho(0.3, 0.2, 2, 1, 1.0, 100)

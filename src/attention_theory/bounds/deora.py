@@ -134,13 +134,23 @@ def _dbtdr(D: Any, B: Any, T: Any, d: Any, R: Any) -> tuple[float, float, int, i
 
 
 def min_heads(sqrt_h_lower: float) -> int:
-    """Smallest integer ``H`` with ``sqrt(H) >= sqrt_h_lower``."""
+    """Smallest integer ``H`` with ``sqrt(H) >= sqrt_h_lower`` (exact up to float rounding).
+
+    Head counts demanded by the theorems reach ``1e32``; the correction steps are bounded so
+    that float rounding at that size cannot turn them into a long loop.
+    """
     s = check_positive(sqrt_h_lower, "sqrt_h_lower", allow_zero=True)
     H = max(1, math.ceil(s * s))
-    while math.sqrt(H - 1) >= s and H > 1:  # guard against rounding up too far
-        H -= 1
-    while math.sqrt(H) < s:
-        H += 1
+    for _ in range(4):  # ceil(s*s) may overshoot by a rounding step
+        if H > 1 and math.sqrt(H - 1) >= s:
+            H -= 1
+        else:
+            break
+    for _ in range(4):  # or undershoot
+        if math.sqrt(H) < s:
+            H += 1
+        else:
+            break
     return H
 
 
