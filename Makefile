@@ -28,7 +28,7 @@ test: $(STAMP)
 	$(PY) tests/toc_notebooks.py _build/nbval
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
 	  OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1} \
-	  $(PY) -m pytest tests _build/nbval --nbval-lax -p no:cacheprovider \
+	  $(PY) -m pytest tests _build/nbval --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider \
 	  -n $(TEST_WORKERS) --dist loadfile
 
 # Browser test of the built book (run `make book` first): every page opened in headless
