@@ -396,6 +396,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", _doctree_read)
     app.connect("env-purge-doc", _purge_doc)
     app.connect("html-page-context", _notebook_download, priority=400)
+    # Chapter titles with math appear in the navigation of every page, so MathJax must be
+    # loaded on every page, not only on pages whose body has math.
+    app.set_html_assets_policy("always")
     app.connect("config-inited", _offline_mathjax)
     app.connect("builder-inited", _builder_inited)
     app.connect("env-check-consistency", _env_check_consistency)
