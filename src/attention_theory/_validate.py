@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+if TYPE_CHECKING:  # torch is imported lazily: numpy-only callers do not pay for it
+    import torch
+
 __all__ = [
+    "as_tensor",
     "as_array",
     "as_matrix",
     "as_vector",
@@ -115,3 +119,45 @@ def check_int(x: Any, name: str, *, minimum: int = 1) -> int:
     if x < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {x}")
     return x
+
+
+def as_tensor(x: Any, name: str, *, ndim: int | None = None,
+              shape: tuple[int | None, ...] | None = None) -> torch.Tensor:
+    """Validate ``x`` and return it as a float64 torch tensor (gradients are kept).
+
+    Raises ``TypeError`` for non-numeric input and ``ValueError`` for a wrong number
+    of dimensions, a wrong shape, an empty array or non-finite entries; the message
+    names the argument.
+    """
+    import torch
+
+    if x is None or isinstance(x, (str, bytes, bool)):
+        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
+    if isinstance(x, torch.Tensor):
+        if x.is_complex() or x.dtype == torch.bool:
+            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
+        t = x if x.dtype == torch.float64 else x.to(torch.float64)
+    else:
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+        t = torch.as_tensor(arr, dtype=torch.float64)
+    if ndim is not None and t.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(t.shape)}")
+    if shape is not None:
+        if t.dim() != len(shape) or any(s is not None and s != ts for s, ts in zip(shape, t.shape)):
+            want = tuple("*" if s is None else s for s in shape)
+            raise ValueError(f"{name} must have shape {want}, got {tuple(t.shape)}")
+    if t.numel() == 0:
+        raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
+    # finiteness is checked only outside function transforms (torch.func tensors are fine)
+    try:
+        finite = bool(torch.isfinite(t).all())
+    except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
+        finite = True
+    if not finite:
+        raise ValueError(f"{name} must contain only finite values")
+    return t
+
+

@@ -30,7 +30,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from .._validate import check_int, check_positive
+from .._validate import as_tensor, check_int, check_positive
 
 __all__ = [
     "Layer",
@@ -81,33 +81,6 @@ def activation(sigma: str | Callable[[torch.Tensor], torch.Tensor]) -> Callable[
     if not callable(sigma):
         raise TypeError(f"sigma must be a name or a callable, got {type(sigma).__name__}")
     return sigma
-
-
-def as_tensor(x: Any, name: str, *, ndim: int | None = None,
-              shape: tuple[int | None, ...] | None = None) -> torch.Tensor:
-    """Validate ``x`` and return a float64 tensor (gradients kept); errors name the argument."""
-    if x is None or isinstance(x, (str, bytes, bool)):
-        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
-    if isinstance(x, torch.Tensor):
-        if x.is_complex() or x.dtype == torch.bool:
-            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
-        t = x if x.dtype == DTYPE else x.to(DTYPE)
-    else:
-        try:
-            t = torch.as_tensor(np.asarray(x, dtype=np.float64), dtype=DTYPE)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be an array of numbers: {exc}") from None
-    if ndim is not None and t.dim() != ndim:
-        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(t.shape)}")
-    if shape is not None:
-        if t.dim() != len(shape) or any(s is not None and s != ts for s, ts in zip(shape, t.shape)):
-            want = tuple("*" if s is None else s for s in shape)
-            raise ValueError(f"{name} must have shape {want}, got {tuple(t.shape)}")
-    if t.numel() == 0:
-        raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
-    if not bool(torch.isfinite(t.detach()).all()):
-        raise ValueError(f"{name} must contain only finite values")
-    return t
 
 
 def _layer(params: Any, d: int, name: str = "params") -> Layer:
