@@ -17,6 +17,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "PROVENANCE_KEYS",
     "device_name",
     "provenance",
+    "repo_results_dir",
     "atomic_write_text",
     "atomic_write_json",
     "write_result",
@@ -55,6 +57,17 @@ def device_name(device: Any = None) -> str:
         idx = int(dev.split(":")[1]) if ":" in dev else 0
         return torch.cuda.get_device_name(idx)
     return f"cpu ({platform.machine()}, {os.cpu_count()} cores, {platform.system()})"
+
+
+def _source_dirty() -> bool | None:
+    """Whether the package source differs from the recorded commit (``None`` outside git)."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here,
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: Any = None,
@@ -98,6 +111,7 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
         "config": dict(config),
         "wall_time_s": wall_time_s,
         "command": " ".join(sys.argv),
+        "uncommitted_source_changes": _source_dirty(),
     }
     if extra:
         block.update(dict(extra))
@@ -148,6 +162,18 @@ def read_result(path: str | os.PathLike) -> dict[str, Any]:
     if missing:
         raise ValueError(f"{p}: provenance lacks {missing}")
     return obj
+
+
+def repo_results_dir(name: str) -> Path:
+    """``<repository>/results/<name>`` for the repository holding this package (an editable
+    install), else the first such folder at or above the working directory."""
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"name must be one folder name under results/, got {name!r}")
+    here = Path(__file__).resolve()
+    for base in (*here.parents, Path.cwd(), *Path.cwd().parents):
+        if (base / "results" / name).is_dir():
+            return base / "results" / name
+    raise FileNotFoundError(f"results/{name} not found next to the package or above the working directory")
 
 
 def describe_provenance(prov: Mapping[str, Any]) -> str:

@@ -284,11 +284,9 @@ def lowrank_spectrum(seeds: Sequence[int] = (0, 1, 2), *, N: int = 8, d: int = 1
 
 def results_dir() -> Path:
     """``results/qin`` of the repository holding this package (or above the working directory)."""
-    here = Path(__file__).resolve()
-    for base in (*here.parents, Path.cwd(), *Path.cwd().parents):
-        if (base / "results" / "qin").is_dir():
-            return base / "results" / "qin"
-    raise FileNotFoundError("results/qin not found next to the package or above the working directory")
+    from ..results import repo_results_dir
+
+    return repo_results_dir("qin")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
