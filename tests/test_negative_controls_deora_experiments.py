@@ -141,3 +141,126 @@ def test_trainer_reaches_low_loss_on_separable_toy_data():
                          spec=dh.TrainSpec.uniform("gd", math.sqrt(2), 40), record_at=[0, 40])
     assert run["train_loss"][-1, 0] < 0.5 * run["train_loss"][0, 0]
     assert run["train_loss"][0, 0] == pytest.approx(math.log(2))
+
+
+# ---------------------------------------------------------------------------
+# DM1 (Figures 2-3)
+# ---------------------------------------------------------------------------
+
+
+def test_nc_dm1_settings_wrong_sigma():
+    negative_control("deora-sec-g-dm1", "sampler-settings")
+    with pytest.raises(ClaimViolation):
+        de.check_dm1_settings(sigma=0.12, n=500)
+
+
+def test_nc_dm1_settings_wrong_signal_strength():
+    with pytest.raises(ClaimViolation):
+        de.check_dm1_settings(S=1.0, n=200)
+
+
+def test_nc_dm1_engines_disagree_at_tiny_tolerance():
+    negative_control("deora-sec-g-symmetry", "engines-agree-dm1")
+    with pytest.raises(ClaimViolation):  # the engines agree to round-off, not bit for bit
+        de.check_dm1_engines_agree(steps=5, Hs=(4,), atol=0.0)
+
+
+@pytest.fixture(scope="module")
+def dm1_runs():
+    return de.smoke_dm1_runs()
+
+
+def test_nc_fig2_loss_ordering_reversed(dm1_runs):
+    negative_control("deora-fig-2", "loss-increasing-in-heads")
+    with pytest.raises(ClaimViolation):
+        de.check_fig2_loss_increasing(dm1_runs, increasing=False)
+
+
+def test_nc_fig2_rate_wrong_exponent(dm1_runs):
+    negative_control("deora-fig-2", "late-loss-rate-one-over-t")
+    with pytest.raises(ClaimViolation):  # an O(1/t^2) claim
+        de.check_fig2_rate(dm1_runs, low=-2.3, high=-1.7)
+
+
+def test_nc_fig2_attention_increasing(dm1_runs):
+    negative_control("deora-fig-2", "attention-decreasing-in-heads")
+    with pytest.raises(ClaimViolation):
+        de.check_fig2_attention(dm1_runs, increasing=True)
+
+
+def test_nc_fig2_margin_largest_for_many_heads(dm1_runs):
+    negative_control("deora-fig-2", "margin-growing-largest-for-one-head")
+    with pytest.raises(ClaimViolation):
+        de.check_fig2_margin(dm1_runs, best_H=max(dm1_runs["Hs"]))
+
+
+def test_nc_fig2_full_margin_claims_gamma_attn():
+    negative_control("deora-fig-2", "full-scale-margin-near-gamma-attn")
+    full = de.dm1_runs_from_results(dh.load_figure("fig2"), dh.load_figure("fig3"))
+    with pytest.raises(ClaimViolation):  # "achieves gamma_attn": only approached
+        de.check_fig2_full_margin(full, fraction=1.0)
+
+
+def test_nc_fig3_gd_reversed(dm1_runs):
+    negative_control("deora-fig-3", "gd-sqrt-heads-faster-smaller-margin")
+    with pytest.raises(ClaimViolation):
+        de.check_fig3_gd(dm1_runs, reverse=True)
+
+
+def test_nc_fig3_adam_reversed(dm1_runs):
+    negative_control("deora-fig-3", "adam-early-loss-decreasing-in-heads")
+    with pytest.raises(ClaimViolation):
+        de.check_fig3_adam(dm1_runs, reverse=True)
+
+
+def test_gamma_attn_app_g():
+    assert dh.gamma_attn_dm1(dh.app_g_dm1_config()) == pytest.approx(2 * math.sqrt(5))
+
+
+def test_dm1_trials_shapes_and_seeds():
+    a = dh.dm1_trials(2, 7, 5, seed=3)
+    assert a["Xtr"].shape == (2, 7, 10, 4) and a["rel_te"].shape == (2, 5, 10)
+    assert np.all(a["rel_tr"].sum(-1) == 1)
+    b = dh.dm1_trials(2, 7, 5, seed=3)
+    assert np.array_equal(a["Xtr"], b["Xtr"]) and not np.array_equal(a["Xtr"][0], a["Xtr"][1])
+
+
+def test_reduced_engine_matches_heads_engine_on_dm2():
+    data = dh.dm2_trials(2, 20, 20)
+    for opt, rule, lr in (("gd", "sqrtH", 1.0), ("momentum", "sqrtH", 0.5), ("adam", "constant", 0.01)):
+        gap = dh._prefix_agreement(data, [1, 3], opt, rule, lr, 8)
+        assert gap["max_log_gap"] < 1e-12 and gap["max_param_gap"] < 1e-12
+
+
+def test_sweep_bad_input():
+    data = dh.dm1_trials(1, 5, 5)
+    with pytest.raises(ValueError, match="lr_rule"):
+        dh.sweep(data, [1], "gd", steps=1, lr_rule="linear")
+    with pytest.raises(ValueError, match="engine"):
+        dh.sweep(data, [1], "gd", steps=1, engine="fast")
+    with pytest.raises(ValueError, match="zero initialization"):
+        dh.sweep(data, [2], "gd", steps=1, engine="reduced", init_scale=0.1)
+    with pytest.raises(ValueError, match="empty"):
+        dh.sweep(data, [], "gd", steps=1)
+    with pytest.raises(ValueError, match="per-trial"):
+        dh.train_heads(data["Xtr"], data["ytr"], data["Xte"], data["yte"], H=1,
+                       spec=dh.TrainSpec("gd", 1, lr_U=(1.0, 2.0), lr_W=1.0))
+    with pytest.raises(ValueError, match="lr_U"):
+        dh.TrainSpec("gd", 1, lr_U=(1.0, -2.0), lr_W=1.0)
+    with pytest.raises(TypeError, match="scalar"):
+        dh.reduced_single_head_spec(dh.TrainSpec("gd", 1, lr_U=(1.0,), lr_W=1.0), 2)
+    with pytest.raises(ValueError, match="figure"):
+        dh.run_figure("fig9")
+    with pytest.raises(ValueError, match="figure"):
+        dh.load_figure("fig9")
+
+
+def test_run_figure_writes_and_loads(tmp_path):
+    from attention_theory.results import provenance, write_result
+
+    block, cfg = dh.run_figure("fig2-random", scale="smoke")
+    assert cfg["engine"] == "heads" and cfg["init_scale"] > 0
+    path = write_result(tmp_path / "fig2-random.json", block, provenance(cfg, wall_time_s=1.0, scale="smoke"))
+    back = dh.load_figure("fig2-random", path)
+    run = back["runs"]["gd:constant:1.0"][4]
+    assert run["train_loss"].shape[1] == 2 and run["head_spread"][-1].min() > 0
