@@ -264,3 +264,14 @@ def test_run_figure_writes_and_loads(tmp_path):
     back = dh.load_figure("fig2-random", path)
     run = back["runs"]["gd:constant:1.0"][4]
     assert run["train_loss"].shape[1] == 2 and run["head_spread"][-1].min() > 0
+
+
+def test_evaluate_reports_without_recording(tmp_path, monkeypatch):
+    from attention_theory.verify import evaluate
+
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    runs = _toy_runs()
+    ok, msg = evaluate(de.check_fig4_more_heads_lower_loss, runs)
+    bad, why = evaluate(de.check_fig4_more_heads_lower_loss, runs, larger_is_better=False)
+    assert ok and "worst ratio" in msg and not bad and "deora-fig-4" in why
+    assert list(tmp_path.iterdir()) == []

@@ -22,6 +22,7 @@ deliberately wrong constant or formula, which must raise (the negative control).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import datetime as _dt
@@ -34,7 +35,7 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -53,6 +54,8 @@ __all__ = [
     "check_interval",
     "confirm_erratum",
     "not_checkable",
+    "evaluate",
+    "evaluate_only",
     "claim_check",
     "registered_checks",
     "maximize",
@@ -302,7 +305,34 @@ def _safe_name(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", s)
 
 
+_recording: contextvars.ContextVar[bool] = contextvars.ContextVar("attn_recording", default=True)
+
+
+@contextlib.contextmanager
+def evaluate_only() -> Iterator[None]:
+    """Run checks without writing registry records: for reporting a registered statement on
+    other data (e.g. committed full-scale results) next to the record of its live check."""
+    token = _recording.set(False)
+    try:
+        yield
+    finally:
+        _recording.reset(token)
+
+
+def evaluate(check: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, str]:
+    """``(holds, one-line summary)`` of a check function on the given data, recording nothing."""
+    with evaluate_only():
+        try:
+            rec = check(*args, **kwargs)
+        except ClaimViolation as exc:
+            return False, str(exc).split(" (detail:")[0]
+    recs = rec if isinstance(rec, list) else [rec]
+    return True, "; ".join(f"{r.description}: worst ratio {r.worst}" for r in recs)
+
+
 def _write_record(rec: CheckRecord) -> None:
+    if not _recording.get():
+        return
     folder = registry_dir()
     if folder is None:
         return

@@ -1,7 +1,7 @@
 """Checks of Deora et al., App. G (experiments): the DM1 and DM2 samplers, the zero-initialization
 symmetry, and the paper's qualitative claims about Figures 2-5 with operational definitions.
 
-Called by ``book/deora/experiments.md``; negative controls in
+Called by ``book/deora/experiments.md`` and ``book/deora/planted-teacher.md``; negative controls in
 ``tests/test_negative_controls_deora_experiments.py``.  Sizes follow ``ATTN_SCALE``.
 """
 
@@ -23,7 +23,8 @@ __all__ = ["check_dm2_margin_filter", "check_zero_init_symmetry", "check_symmetr
            "check_fig5_more_heads_lower_loss", "smoke_dm2_runs", "check_dm1_settings", "smoke_dm1_runs",
            "dm1_runs_from_results", "check_dm1_engines_agree", "check_fig2_loss_increasing", "check_fig2_rate",
            "check_fig2_attention", "check_fig2_margin", "check_fig2_full_margin", "check_fig3_gd",
-           "check_fig3_adam"]
+           "check_fig3_adam", "dm2_runs_from_results", "check_dm2_recovery", "check_dm2_margin",
+           "check_fig4_loss_decreasing", "full_scale_report"]
 
 
 @claim_check("deora-def-dm2", "margin-filter")
@@ -353,3 +354,88 @@ def check_fig3_adam(runs: dict[str, Any] | None = None, *, step: int = 10, rever
     a, b = _ordered_in_H(runs["adam"], "train_loss", step, reverse)
     return check_bound(a, b, f"train loss strictly {'increasing' if reverse else 'decreasing'} in H at step {step} (Adam 0.06)",
                        params={"Hs": list(runs["Hs"]), "step": step}, seed=0)
+
+
+# ---------------------------------------------------------------------------
+# Full-scale results: the same statements on the committed runs.
+# ---------------------------------------------------------------------------
+
+
+def dm2_runs_from_results(fig4: dict[str, Any], fig5: dict[str, Any]) -> dict[str, Any]:
+    """The full-scale DM2 results in the layout of :func:`smoke_dm2_runs`."""
+    gd, mom = fig4["runs"]["gd:sqrtH:1.0"], fig5["runs"]["momentum:sqrtH:1.0"]
+    adam = fig5["runs"]["adam:constant:0.01"]
+    return {"Hs": tuple(sorted(gd)), "gd": gd, "momentum": mom, "adam": adam,
+            "steps": int(max(gd[1]["step"]))}
+
+
+@claim_check("deora-fig-4", "full-scale-planted-model-recovered")
+def check_dm2_recovery(runs: dict[str, Any], *, align_W: float = 0.95, align_U: float = 0.9,
+                       optimizers: tuple[str, ...] = ("gd", "momentum", "adam")) -> CheckRecord:
+    """Full scale only: at the last step every optimizer, H and trial has alignment with the
+    planted teacher at least ``align_W`` (``W``) and ``align_U`` (``U``)."""
+    K = runs["steps"]
+    lhs, rhs = [], []
+    for opt in optimizers:
+        for H in runs["Hs"]:
+            for key, thr in (("align_W", align_W), ("align_U", align_U)):
+                a = _at(runs[opt][H], key, K)
+                lhs.append(np.full(a.shape, thr))
+                rhs.append(a)
+    return check_bound(np.concatenate(lhs), np.concatenate(rhs),
+                       f"alignment with the teacher at step {K}: W >= {align_W}, U >= {align_U} ({', '.join(optimizers)}; every H, trial)",
+                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
+
+
+@claim_check("deora-fig-4", "full-scale-margin-reached")
+def check_dm2_margin(runs: dict[str, Any], *, fraction: float = 0.9, gamma_dm2: float = 0.2,
+                     optimizers: tuple[str, ...] = ("gd", "momentum", "adam")) -> CheckRecord:
+    """Full scale only: at the last step the normalized train margin is at least
+    ``fraction * gamma_DM2`` for every optimizer, H and trial ("all models reach the margin")."""
+    K = runs["steps"]
+    got = np.concatenate([_at(runs[opt][H], "margin_min", K) for opt in optimizers for H in runs["Hs"]])
+    return check_bound(np.full(got.shape, fraction * gamma_dm2), got,
+                       f"normalized train margin at step {K} >= {fraction} gamma_DM2 = {fraction * gamma_dm2:.3f}",
+                       params={"Hs": list(runs["Hs"]), "steps": K, "optimizers": list(optimizers)}, seed=0)
+
+
+def full_scale_report(kind: str) -> tuple[list[tuple[str, str, bool, str]], dict[str, Any]]:
+    """Every operational statement of the DM1 (``"dm1"``) or DM2 (``"dm2"``) figures evaluated on
+    the committed full-scale results, recording nothing: ``(rows, runs)`` with rows
+    ``(claim, statement, holds, summary)``."""
+    from ..verify import evaluate
+
+    if kind == "dm1":
+        runs = dm1_runs_from_results(dh.load_figure("fig2"), dh.load_figure("fig3"))
+        items = [("deora-fig-2", "(a) loss increasing in H at 10, 100, K", check_fig2_loss_increasing),
+                 ("deora-fig-2", "(b) late slope of the H=1 loss in [-1.3, -0.7]", check_fig2_rate),
+                 ("deora-fig-2", "(c) attention and avg ||W|| decreasing in H at K", check_fig2_attention),
+                 ("deora-fig-2", "(d) H=1 margin growing late, largest at K", check_fig2_margin),
+                 ("deora-fig-2", "(e) H=1 margin >= 0.8 gamma_attn by step 10^4", check_fig2_full_margin),
+                 ("deora-fig-3", "GD sqrt(H): loss and margin decreasing in H at K", check_fig3_gd),
+                 ("deora-fig-3", "Adam: loss decreasing in H at step 10", check_fig3_adam)]
+    elif kind == "dm2":
+        runs = dm2_runs_from_results(dh.load_figure("fig4"), dh.load_figure("fig5"))
+        items = [("deora-fig-4", "GD sqrt(H): loss at K lower for the largest H than for H=1",
+                  check_fig4_more_heads_lower_loss),
+                 ("deora-fig-4", "GD sqrt(H): loss at K strictly decreasing in H",
+                  lambda r: check_fig4_loss_decreasing(r)),
+                 ("deora-fig-4", "all optimizers: margin >= 0.9 gamma_DM2 at K", check_dm2_margin),
+                 ("deora-fig-4", "all optimizers: alignment W >= 0.95, U >= 0.9 at K", check_dm2_recovery),
+                 ("deora-fig-5", "momentum below GD at step 100, every H", check_fig5_momentum_faster_than_gd),
+                 ("deora-fig-5", "momentum and Adam: loss at K lower for the largest H than for H=1",
+                  check_fig5_more_heads_lower_loss)]
+    else:
+        raise ValueError(f"kind must be 'dm1' or 'dm2', got {kind!r}")
+    rows = [(cid, text, *evaluate(fn, runs)) for cid, text, fn in items]
+    return rows, runs
+
+
+@claim_check("deora-fig-4", "full-scale-loss-decreasing-in-heads")
+def check_fig4_loss_decreasing(runs: dict[str, Any], *, reverse: bool = False) -> CheckRecord:
+    """Full scale: GD with eta = sqrt(H), the train loss at the last step is strictly decreasing
+    in H on every trial."""
+    K = runs["steps"]
+    a, b = _ordered_in_H(runs["gd"], "train_loss", K, reverse)
+    return check_bound(a, b, f"train loss at step {K} strictly {'increasing' if reverse else 'decreasing'} in H (GD, eta=sqrt H)",
+                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
