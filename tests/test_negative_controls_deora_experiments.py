@@ -275,3 +275,41 @@ def test_evaluate_reports_without_recording(tmp_path, monkeypatch):
     bad, why = evaluate(de.check_fig4_more_heads_lower_loss, runs, larger_is_better=False)
     assert ok and "worst ratio" in msg and not bad and "deora-fig-4" in why
     assert list(tmp_path.iterdir()) == []
+
+
+def _toy_dm2_full(align=0.99, margin=0.25):
+    steps = np.array([0, 100, 500])
+
+    def run(scale):
+        return {"step": steps, "train_loss": np.array([[0.7, 0.7], [0.1 * scale] * 2, [0.01 * scale] * 2]),
+                "align_W": np.array([[0, 0], [0.5, 0.5], [align, align]]),
+                "align_U": np.array([[0, 0], [0.5, 0.5], [align, align]]),
+                "margin_min": np.array([[0, 0], [0.1, 0.1], [margin, margin]])}
+
+    return {"steps": 500, "Hs": (1, 4, 16),
+            **{opt: {1: run(1.0), 4: run(0.5), 16: run(0.25)} for opt in ("gd", "momentum", "adam")}}
+
+
+def test_dm2_full_checks_pass_on_toy():
+    runs = _toy_dm2_full()
+    de.check_dm2_recovery(runs)
+    de.check_dm2_margin(runs)
+    de.check_fig4_loss_decreasing(runs)
+
+
+def test_nc_dm2_recovery_low_alignment():
+    negative_control("deora-fig-4", "full-scale-planted-model-recovered")
+    with pytest.raises(ClaimViolation):
+        de.check_dm2_recovery(_toy_dm2_full(align=0.8))
+
+
+def test_nc_dm2_margin_not_reached():
+    negative_control("deora-fig-4", "full-scale-margin-reached")
+    with pytest.raises(ClaimViolation):
+        de.check_dm2_margin(_toy_dm2_full(margin=0.1))
+
+
+def test_nc_fig4_loss_decreasing_reversed():
+    negative_control("deora-fig-4", "full-scale-loss-decreasing-in-heads")
+    with pytest.raises(ClaimViolation):
+        de.check_fig4_loss_decreasing(_toy_dm2_full(), reverse=True)

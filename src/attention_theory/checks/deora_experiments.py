@@ -24,7 +24,7 @@ __all__ = ["check_dm2_margin_filter", "check_zero_init_symmetry", "check_symmetr
            "dm1_runs_from_results", "check_dm1_engines_agree", "check_fig2_loss_increasing", "check_fig2_rate",
            "check_fig2_attention", "check_fig2_margin", "check_fig2_full_margin", "check_fig3_gd",
            "check_fig3_adam", "dm2_runs_from_results", "check_dm2_recovery", "check_dm2_margin",
-           "check_fig4_loss_decreasing", "full_scale_report"]
+           "check_fig4_loss_decreasing", "full_scale_report", "format_report", "value_at"]
 
 
 @claim_check("deora-def-dm2", "margin-filter")
@@ -244,7 +244,8 @@ def check_dm1_engines_agree(*, steps: int | None = None, Hs: tuple[int, ...] = (
                        params={"Hs": list(Hs), "steps": steps}, seed=0)
 
 
-def _at(run: dict[str, Any], key: str, step: int) -> np.ndarray:
+def value_at(run: dict[str, Any], key: str, step: int) -> np.ndarray:
+    """The logged ``key`` at ``step`` (one value per trial); a clear error for an unlogged step."""
     steps = [int(s) for s in run["step"]]
     if step not in steps:
         raise ValueError(f"step {step} was not logged (logged: {steps[:5]}...{steps[-3:]})")
@@ -254,7 +255,7 @@ def _at(run: dict[str, Any], key: str, step: int) -> np.ndarray:
 def _ordered_in_H(runs: dict[int, dict[str, Any]], key: str, step: int, increasing: bool) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(lhs, rhs)`` with ``lhs < rhs`` meaning strict monotonicity in H, every trial."""
     Hs = sorted(runs)
-    vals = [_at(runs[H], key, step) for H in Hs]
+    vals = [value_at(runs[H], key, step) for H in Hs]
     lo, hi = (vals[:-1], vals[1:]) if increasing else (vals[1:], vals[:-1])
     # strict: lhs must be below rhs by at least one unit in the last place
     return np.concatenate(lo), np.nextafter(np.concatenate(hi), -np.inf)
@@ -313,12 +314,12 @@ def check_fig2_margin(runs: dict[str, Any] | None = None, *, best_H: int | None 
     r = runs["gd1"][Hs[0]]
     s = np.asarray(r["step"])
     late = np.asarray(r["margin_min"])[s >= K / 10]
-    lhs = [late[:-1].ravel(), np.concatenate([_at(runs["gd1"][H], "margin_min", K) for H in Hs if H != best])]
-    rhs = [late[1:].ravel() + 1e-12, np.concatenate([_at(runs["gd1"][best], "margin_min", K)] * (len(Hs) - 1))]
+    lhs = [late[:-1].ravel(), np.concatenate([value_at(runs["gd1"][H], "margin_min", K) for H in Hs if H != best])]
+    rhs = [late[1:].ravel() + 1e-12, np.concatenate([value_at(runs["gd1"][best], "margin_min", K)] * (len(Hs) - 1))]
     return check_bound(np.concatenate(lhs), np.concatenate(rhs),
                        f"H=1 margin non-decreasing over steps [{K // 10}, {K}]; at step {K} H={best} has the largest margin",
                        params={"Hs": Hs, "K": K, "gamma_attn": dh.gamma_attn_dm1(dh.app_g_dm1_config()),
-                               "margin_H1_at_K": _at(r, "margin_min", K).tolist()}, seed=0)
+                               "margin_H1_at_K": value_at(r, "margin_min", K).tolist()}, seed=0)
 
 
 @claim_check("deora-fig-2", "full-scale-margin-near-gamma-attn")
@@ -379,7 +380,7 @@ def check_dm2_recovery(runs: dict[str, Any], *, align_W: float = 0.95, align_U: 
     for opt in optimizers:
         for H in runs["Hs"]:
             for key, thr in (("align_W", align_W), ("align_U", align_U)):
-                a = _at(runs[opt][H], key, K)
+                a = value_at(runs[opt][H], key, K)
                 lhs.append(np.full(a.shape, thr))
                 rhs.append(a)
     return check_bound(np.concatenate(lhs), np.concatenate(rhs),
@@ -393,7 +394,7 @@ def check_dm2_margin(runs: dict[str, Any], *, fraction: float = 0.9, gamma_dm2: 
     """Full scale only: at the last step the normalized train margin is at least
     ``fraction * gamma_DM2`` for every optimizer, H and trial ("all models reach the margin")."""
     K = runs["steps"]
-    got = np.concatenate([_at(runs[opt][H], "margin_min", K) for opt in optimizers for H in runs["Hs"]])
+    got = np.concatenate([value_at(runs[opt][H], "margin_min", K) for opt in optimizers for H in runs["Hs"]])
     return check_bound(np.full(got.shape, fraction * gamma_dm2), got,
                        f"normalized train margin at step {K} >= {fraction} gamma_DM2 = {fraction * gamma_dm2:.3f}",
                        params={"Hs": list(runs["Hs"]), "steps": K, "optimizers": list(optimizers)}, seed=0)
@@ -439,3 +440,12 @@ def check_fig4_loss_decreasing(runs: dict[str, Any], *, reverse: bool = False) -
     a, b = _ordered_in_H(runs["gd"], "train_loss", K, reverse)
     return check_bound(a, b, f"train loss at step {K} strictly {'increasing' if reverse else 'decreasing'} in H (GD, eta=sqrt H)",
                        params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
+
+
+def format_report(rows: list[tuple[str, str, bool, str]], claim_id: str | None = None) -> str:
+    """The rows of :func:`full_scale_report` (optionally of one claim) as aligned text."""
+    lines = []
+    for cid, text, holds, summary in rows:
+        if claim_id is None or cid == claim_id:
+            lines.append(f"{'holds' if holds else 'FAILS':<6}{cid}: {text}\n      {summary}")
+    return "\n".join(lines)
