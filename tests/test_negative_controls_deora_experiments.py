@@ -255,9 +255,11 @@ def test_sweep_bad_input():
         dh.load_figure("fig9")
 
 
-def test_run_figure_writes_and_loads(tmp_path):
+def test_run_figure_writes_and_loads(tmp_path, monkeypatch):
     from attention_theory.results import provenance, write_result
 
+    short = dict(dh.FIGURE_SETTINGS["fig2-random"], runs=[("gd", "constant", 1.0, 2000, 20)])
+    monkeypatch.setitem(dh.FIGURE_SETTINGS, "fig2-random", short)
     block, cfg = dh.run_figure("fig2-random", scale="smoke")
     assert cfg["engine"] == "heads" and cfg["init_scale"] > 0
     path = write_result(tmp_path / "fig2-random.json", block, provenance(cfg, wall_time_s=1.0, scale="smoke"))
