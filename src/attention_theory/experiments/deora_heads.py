@@ -367,8 +367,8 @@ FIGURE_SETTINGS: dict[str, dict[str, Any]] = {
     "fig2-random": {"data": "dm1", "init_scale": 0.01, "Hs": [1, 4, 16, 64],
                     "runs": [("gd", "constant", 1.0, 2000, 300)]},
     "fig3": {"data": "dm1", "runs": [("gd", "sqrtH", 1.0, 20_000, 500), ("adam", "constant", 0.06, 2000, 300)]},
-    "fig4": {"data": "dm2", "runs": [("gd", "sqrtH", 1.0, 5000, 300)]},
-    "fig5": {"data": "dm2", "runs": [("momentum", "sqrtH", 1.0, 5000, 300), ("adam", "constant", 0.01, 5000, 300)]},
+    "fig4": {"data": "dm2", "runs": [("gd", "sqrtH", 1.0, 3000, 300)]},
+    "fig5": {"data": "dm2", "runs": [("momentum", "sqrtH", 1.0, 3000, 300), ("adam", "constant", 0.01, 3000, 300)]},
 }
 
 SCALES = {
