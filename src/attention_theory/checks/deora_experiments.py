@@ -24,7 +24,7 @@ __all__ = ["check_dm2_margin_filter", "check_zero_init_symmetry", "check_symmetr
            "dm1_runs_from_results", "check_dm1_engines_agree", "check_fig2_loss_increasing", "check_fig2_rate",
            "check_fig2_attention", "check_fig2_margin", "check_fig2_full_margin", "check_fig3_gd",
            "check_fig3_adam", "dm2_runs_from_results", "check_dm2_recovery", "check_dm2_margin",
-           "check_fig4_loss_decreasing", "full_scale_report", "format_report", "value_at"]
+           "check_fig4_loss_decreasing", "full_scale_report", "format_report", "value_at", "ordering_violations"]
 
 
 @claim_check("deora-def-dm2", "margin-filter")
@@ -449,3 +449,16 @@ def format_report(rows: list[tuple[str, str, bool, str]], claim_id: str | None =
         if claim_id is None or cid == claim_id:
             lines.append(f"{'holds' if holds else 'FAILS':<6}{cid}: {text}\n      {summary}")
     return "\n".join(lines)
+
+
+def ordering_violations(runs: dict[int, dict[str, Any]], key: str, step: int, *,
+                        increasing: bool) -> list[tuple[int, int, int, float, float]]:
+    """Where ``key`` at ``step`` is not strictly monotone in H: ``(H, H_next, trial, value, value_next)``
+    for every adjacent pair of head counts and every trial that breaks the ordering."""
+    Hs = sorted(runs)
+    out = []
+    for a, b in zip(Hs[:-1], Hs[1:]):
+        va, vb = value_at(runs[a], key, step), value_at(runs[b], key, step)
+        bad = va >= vb if increasing else vb >= va
+        out += [(a, b, int(t), float(va[t]), float(vb[t])) for t in np.flatnonzero(bad)]
+    return out
