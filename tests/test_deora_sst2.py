@@ -279,3 +279,14 @@ def test_cli_substitute_writes_result_with_provenance(tmp_path, monkeypatch):
     assert res["provenance"]["scale"] == "smoke" and res["provenance"]["config"]["n_train"] == 64
     assert set(res["data"]["runs"]) == {"1"} and "summary" in res["data"]
     assert not list(tmp_path.glob(".*checkpoint*"))
+
+
+def test_encoder_init_does_not_depend_on_the_default_dtype():
+    a = build_encoder(60, 2, seed=3)
+    default = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float64)  # as several check modules do at import
+        b = build_encoder(60, 2, seed=3)
+    finally:
+        torch.set_default_dtype(default)
+    assert all(torch.equal(x, y) and x.dtype == torch.float32 for x, y in zip(a.parameters(), b.parameters()))

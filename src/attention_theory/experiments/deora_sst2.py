@@ -233,7 +233,7 @@ def finetune(model: Any, tokenizer: Any, train: tuple[Sequence[str], Any],
     if len(sents) != len(labels) or len(labels) == 0:
         raise ValueError(f"train sentences and labels must be non-empty and equally long, got {len(sents)} "
                          f"and {len(labels)}")
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
 
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
@@ -320,11 +320,13 @@ def write_fixture(root: str | os.PathLike, *, hidden_size: int = 32, num_layers:
                            max_position_embeddings=40, pad_token_id=1, bos_token_id=0, eos_token_id=2,
                            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, num_labels=2,
                            initializer_range=initializer_range)
-    state = torch.random.get_rng_state()
-    try:
+    state, default = torch.random.get_rng_state(), torch.get_default_dtype()
+    try:  # float32 like a real checkpoint, whatever the default dtype of this process
+        torch.set_default_dtype(torch.float32)
         torch.manual_seed(seed)
         RobertaForSequenceClassification(config).save_pretrained(model_dir)
     finally:
+        torch.set_default_dtype(default)
         torch.random.set_rng_state(state)
     return {"data": data, "model": model_dir}
 
@@ -511,7 +513,7 @@ def train_substitute(data: dict[str, Any], H: int, *, seed: int = 0, epochs: int
     per_epoch = math.ceil(n / batch_size)
     eval_at = {round(per_epoch * e / evals_per_epoch) + k * per_epoch
                for k in range(epochs) for e in range(1, evals_per_epoch + 1)}
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
 
     step_loss, eval_step, test_loss, test_acc = [], [0], [], []
     l0, a0 = _eval_encoder(model, Xte, yte)

@@ -62,14 +62,23 @@ class SentimentEncoder(nn.Module):
 
 def build_encoder(vocab_size: int, n_heads: int, *, seed: int = 0, dtype: torch.dtype = torch.float32,
                   **kwargs) -> SentimentEncoder:
-    """A freshly initialized :class:`SentimentEncoder` (seeded; same values for every ``n_heads``)."""
+    """A freshly initialized :class:`SentimentEncoder` (seeded; same values for every ``n_heads``).
+
+    The parameters are drawn directly in ``dtype`` whatever torch's default dtype is (several
+    check modules set it to float64), so the same call gives the same model in every process.
+    """
+    if dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
     gen_state = torch.random.get_rng_state()
+    default = torch.get_default_dtype()
     try:
+        torch.set_default_dtype(dtype)
         torch.manual_seed(seed)
         model = SentimentEncoder(vocab_size, n_heads=n_heads, **kwargs)
     finally:
+        torch.set_default_dtype(default)
         torch.random.set_rng_state(gen_state)
-    return model.to(dtype)
+    return model
 
 
 def parameter_count(model: nn.Module) -> int:
