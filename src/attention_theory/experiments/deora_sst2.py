@@ -332,7 +332,11 @@ def write_fixture(root: str | os.PathLike, *, hidden_size: int = 32, num_layers:
 
 
 def quiet_transformers() -> None:
-    """Silence the per-load progress bars and info messages of ``transformers`` (book cells)."""
+    """Silence the per-load progress bars and info messages of ``transformers`` (book cells), and
+    tqdm's warning, raised when ``transformers`` imports ``tqdm.auto`` in a kernel without ipywidgets."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="IProgress not found")
     from transformers.utils import logging as tlog
 
     tlog.disable_progress_bar()
