@@ -21,3 +21,4 @@ from . import deora_landscape  # noqa: F401
 from . import deora_training  # noqa: F401
 from . import julistiono_bregman  # noqa: F401
 from . import julistiono_attention  # noqa: F401
+from . import deora_sst2  # noqa: F401

@@ -11,4 +11,6 @@
   with switchable residual connections
 * :mod:`~attention_theory.models.julistiono`           Julistiono et al.: ``v^T X^T softmax(X W z)`` with
   numerically stable gradients at saturated softmax
+* :mod:`~attention_theory.models.sentiment_encoder`    the small from-scratch Transformer encoder
+  classifier of the SST-2 substitute (Deora et al. Fig. 6), ``H`` heads of size ``d_model / H``
 """
