@@ -364,7 +364,8 @@ def dm2_sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int
 FIGURE_SETTINGS: dict[str, dict[str, Any]] = {
     "fig2": {"data": "dm1", "runs": [("gd", "constant", 1.0, 20_000, 500)]},
     # the book's variant (not in the paper): Figure 2's GD from a small random start, heads engine
-    "fig2-random": {"data": "dm1", "init_scale": 0.01, "Hs": [1, 4, 16, 64],
+    # (logged on Figure 2's step grid, so that the two runs can be compared step by step)
+    "fig2-random": {"data": "dm1", "init_scale": 0.01, "Hs": [1, 4, 16, 64], "grid_of": "fig2",
                     "runs": [("gd", "constant", 1.0, 2000, 300)]},
     "fig3": {"data": "dm1", "runs": [("gd", "sqrtH", 1.0, 20_000, 500), ("adam", "constant", 0.06, 2000, 300)]},
     "fig4": {"data": "dm2", "runs": [("gd", "sqrtH", 1.0, 3000, 300)]},
@@ -433,9 +434,14 @@ def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_
             checks[key] = _prefix_agreement(data, cfg["Hs"], opt, rule, lr, min(verify_prefix, steps))
             if progress:
                 print(f"{fig} {key}: engines agree on the first {verify_prefix} steps: {checks[key]}")
+        record_at = None
+        if "grid_of" in FIGURE_SETTINGS[fig]:
+            other = FIGURE_SETTINGS[FIGURE_SETTINGS[fig]["grid_of"]]["runs"][0]
+            grid = log_steps(other[3] if scale == "full" else other[4])
+            record_at = np.union1d(grid[grid <= steps], log_steps(steps))
         runs[key] = {str(H): _summarize(r) for H, r in
                      sweep(data, cfg["Hs"], opt, steps=steps, lr_rule=rule, lr=lr, engine=engine,
-                           init_scale=init_scale, progress=progress).items()}
+                           init_scale=init_scale, record_at=record_at, progress=progress).items()}
     cfg["settings"] = settings
     block = {"runs": runs, "engine_agreement": checks}
     if model == "dm2":
