@@ -8,6 +8,7 @@ Called by ``book/deora/experiments.md`` and ``book/deora/planted-teacher.md``; n
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -419,13 +420,17 @@ def full_scale_report(kind: str) -> tuple[list[tuple[str, str, bool, str]], dict
         runs = dm2_runs_from_results(dh.load_figure("fig4"), dh.load_figure("fig5"))
         items = [("deora-fig-4", "GD sqrt(H): loss at K lower for the largest H than for H=1",
                   check_fig4_more_heads_lower_loss),
-                 ("deora-fig-4", "GD sqrt(H): loss at K strictly decreasing in H",
-                  lambda r: check_fig4_loss_decreasing(r)),
-                 ("deora-fig-4", "all optimizers: margin >= 0.9 gamma_DM2 at K", check_dm2_margin),
-                 ("deora-fig-4", "all optimizers: alignment W >= 0.95, U >= 0.9 at K", check_dm2_recovery),
-                 ("deora-fig-5", "momentum below GD at step 100, every H", check_fig5_momentum_faster_than_gd),
-                 ("deora-fig-5", "momentum and Adam: loss at K lower for the largest H than for H=1",
-                  check_fig5_more_heads_lower_loss)]
+                 ("deora-fig-4", "GD sqrt(H): loss at K strictly decreasing in H", check_fig4_loss_decreasing)]
+        for opt in ("gd", "momentum", "adam"):
+            items += [("deora-fig-4", f"{opt}: margin >= 0.9 gamma_DM2 at K, every H and trial",
+                       functools.partial(check_dm2_margin, optimizers=(opt,))),
+                      ("deora-fig-4", f"{opt}: alignment W >= 0.95, U >= 0.9 at K, every H and trial",
+                       functools.partial(check_dm2_recovery, optimizers=(opt,)))]
+        items += [("deora-fig-5", "momentum below GD at step 100, every H and trial", check_fig5_momentum_faster_than_gd),
+                  ("deora-fig-5", "momentum: loss at K lower for the largest H than for H=1",
+                   functools.partial(check_fig5_more_heads_lower_loss, optimizers=("momentum",))),
+                  ("deora-fig-5", "Adam: loss at K lower for the largest H than for H=1",
+                   functools.partial(check_fig5_more_heads_lower_loss, optimizers=("adam",)))]
     else:
         raise ValueError(f"kind must be 'dm1' or 'dm2', got {kind!r}")
     rows = [(cid, text, *evaluate(fn, runs)) for cid, text, fn in items]
