@@ -20,7 +20,7 @@ LOG_Y = frozenset({"train_loss", "test_loss", "head_spread"})
 LABELS = {
     "train_loss": "train loss", "test_loss": "test loss", "train_acc": "train accuracy",
     "test_acc": "test accuracy", "avg_W_norm": r"average $\|W_h\|_F$",
-    "avg_U_norm": r"$H^{-1/2}\sum_h\|U_h\|_F$", "margin_min": "normalized margin (min over samples)",
+    "avg_U_norm": r"$H^{-1/2}\sum_h\|U_h\|_F$", "margin_min": "normalized margin (min)",
     "margin_mean": "normalized margin (mean)", "attn_score": "attention on relevant tokens",
     "align_W": r"alignment of $W$ with $W_\star$", "align_U": r"alignment of $U$ with $U_\star$",
     "head_spread": "largest head spread",
@@ -30,7 +30,7 @@ LABELS = {
 def plot_sweep(runs: Mapping[int, Mapping[str, Any]], keys: Sequence[str], *, axes: Any = None,
                reference: Mapping[str, float] | None = None, title: str = "", label: str = "H") -> Any:
     """One panel per key; returns the figure.  ``reference`` draws dashed horizontal lines
-    (e.g. ``{"margin_min": gamma_attn}``); steps are on a log axis (step 0 drawn at 1)."""
+    (e.g. ``{"margin_min": gamma_attn}``); steps from 1 on, on a log axis."""
     import matplotlib.pyplot as plt
 
     if not runs:
@@ -44,8 +44,10 @@ def plot_sweep(runs: Mapping[int, Mapping[str, Any]], keys: Sequence[str], *, ax
     colors = plt.cm.viridis(np.linspace(0, 0.9, len(runs)))
     for ax, key in zip(axes, keys):
         for color, (h, r) in zip(colors, sorted(runs.items())):
-            x = np.maximum(np.asarray(r["step"], dtype=float), 1)
-            y = np.asarray(r[key], dtype=float)
+            # step 0 (the zero start: output 0, so accuracy and margin are degenerate) is not drawn
+            keep = np.asarray(r["step"], dtype=float) >= 1
+            x = np.asarray(r["step"], dtype=float)[keep]
+            y = np.asarray(r[key], dtype=float)[keep]
             if key in LOG_Y:
                 y = np.maximum(y, 1e-300)
             ax.plot(x, y.mean(1), color=color, lw=1.4, label=f"{label}={h}")
