@@ -315,3 +315,14 @@ def test_nc_fig4_loss_decreasing_reversed():
     negative_control("deora-fig-4", "full-scale-loss-decreasing-in-heads")
     with pytest.raises(ClaimViolation):
         de.check_fig4_loss_decreasing(_toy_dm2_full(), reverse=True)
+
+
+def test_command_line_writes_provenance(tmp_path, monkeypatch):
+    short = dict(dh.FIGURE_SETTINGS["fig2-random"], runs=[("gd", "constant", 1.0, 2000, 5)])
+    monkeypatch.setitem(dh.FIGURE_SETTINGS, "fig2-random", short)
+    dh.main(["--figures", "fig2-random", "--out", str(tmp_path)])
+    back = dh.load_figure("fig2-random", tmp_path / "fig2-random.json")
+    prov = back["provenance"]
+    for key in ("commit", "commit_at_start", "uncommitted_source_changes_at_start", "wall_time_s", "torch_version"):
+        assert key in prov
+    assert prov["config"]["init_scale"] == 0.01 and back["runs"]["gd:constant:1.0"][1]["step"][-1] == 5

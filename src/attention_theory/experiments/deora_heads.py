@@ -475,8 +475,11 @@ def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the App. G sweeps (Figures 2-5) and write ``<out>/<figure>.json`` with provenance."""
-    from ..results import provenance, write_result
+    from ..results import _source_dirty, provenance, write_result
+    from ..verify import _git_commit
 
+    # the code that runs is the code at the start: record it (provenance() reads the tree at the end)
+    at_start = {"commit_at_start": _git_commit(), "uncommitted_source_changes_at_start": _source_dirty()}
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--scale", choices=("smoke", "full"), default="smoke")
     ap.add_argument("--engine", choices=("heads", "reduced"), default="heads",
@@ -490,7 +493,7 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         block, cfg = run_figure(fig, scale=args.scale, engine=args.engine, verify_prefix=args.verify_prefix,
                                 progress=True)
-        prov = provenance(cfg, wall_time_s=time.perf_counter() - t0, scale=args.scale)
+        prov = provenance(cfg, wall_time_s=time.perf_counter() - t0, scale=args.scale, extra=at_start)
         path = write_result(Path(args.out) / f"{fig}.json", block, prov)
         print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
 
