@@ -253,11 +253,21 @@ def value_at(run: dict[str, Any], key: str, step: int) -> np.ndarray:
     return np.asarray(run[key])[steps.index(step)]
 
 
-def _ordered_in_H(runs: dict[int, dict[str, Any]], key: str, step: int, increasing: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs ``(lhs, rhs)`` with ``lhs < rhs`` meaning strict monotonicity in H, every trial."""
+def _adjacent_in_H(runs: dict[int, dict[str, Any]], key: str,
+                   step: int) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+    """``(H, H_next, key at step for H, for H_next)`` for every adjacent pair of head counts."""
     Hs = sorted(runs)
-    vals = [value_at(runs[H], key, step) for H in Hs]
-    lo, hi = (vals[:-1], vals[1:]) if increasing else (vals[1:], vals[:-1])
+    return [(a, b, value_at(runs[a], key, step), value_at(runs[b], key, step)) for a, b in zip(Hs[:-1], Hs[1:])]
+
+
+def _ordered_in_H(runs: dict[int, dict[str, Any]], keys: tuple[str, ...], step: int,
+                  increasing: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(lhs, rhs)`` with ``lhs < rhs`` meaning every key is strictly monotone in H, every trial."""
+    lo, hi = [], []
+    for key in keys:
+        for _, _, va, vb in _adjacent_in_H(runs, key, step):
+            lo.append(va if increasing else vb)
+            hi.append(vb if increasing else va)
     # strict: lhs must be below rhs by at least one unit in the last place
     return np.concatenate(lo), np.nextafter(np.concatenate(hi), -np.inf)
 
@@ -267,7 +277,7 @@ def check_fig2_loss_increasing(runs: dict[str, Any] | None = None, *, increasing
     """GD with eta = 1: at steps 10, 100 and K the train loss is strictly increasing in H, every trial."""
     runs = runs or smoke_dm1_runs()
     K = runs["steps"]["gd1"]
-    pairs = [_ordered_in_H(runs["gd1"], "train_loss", k, increasing) for k in (10, 100, K)]
+    pairs = [_ordered_in_H(runs["gd1"], ("train_loss",), k, increasing) for k in (10, 100, K)]
     return check_bound(np.concatenate([a for a, _ in pairs]), np.concatenate([b for _, b in pairs]),
                        f"train loss strictly {'increasing' if increasing else 'decreasing'} in H at steps 10, 100, {K} (GD, eta=1)",
                        params={"Hs": list(runs["Hs"]), "K": K}, seed=0)
@@ -295,8 +305,7 @@ def check_fig2_attention(runs: dict[str, Any] | None = None, *, increasing: bool
     ``||W_h||`` are strictly decreasing in H, every trial."""
     runs = runs or smoke_dm1_runs()
     K = runs["steps"]["gd1"]
-    pairs = [_ordered_in_H(runs["gd1"], key, K, increasing) for key in ("attn_score", "avg_W_norm")]
-    return check_bound(np.concatenate([a for a, _ in pairs]), np.concatenate([b for _, b in pairs]),
+    return check_bound(*_ordered_in_H(runs["gd1"], ("attn_score", "avg_W_norm"), K, increasing),
                        f"attention score and average ||W|| strictly {'increasing' if increasing else 'decreasing'} in H at step {K}",
                        params={"Hs": list(runs["Hs"]), "K": K}, seed=0)
 
@@ -342,8 +351,7 @@ def check_fig3_gd(runs: dict[str, Any] | None = None, *, reverse: bool = False) 
     decreasing in H, every trial (faster training, margin further from gamma_attn)."""
     runs = runs or smoke_dm1_runs()
     K = runs["steps"]["gd_sqrtH"]
-    pairs = [_ordered_in_H(runs["gd_sqrtH"], key, K, reverse) for key in ("train_loss", "margin_min")]
-    return check_bound(np.concatenate([a for a, _ in pairs]), np.concatenate([b for _, b in pairs]),
+    return check_bound(*_ordered_in_H(runs["gd_sqrtH"], ("train_loss", "margin_min"), K, reverse),
                        f"train loss and margin strictly {'increasing' if reverse else 'decreasing'} in H at step {K} (GD, eta=sqrt H)",
                        params={"Hs": list(runs["Hs"]), "K": K}, seed=0)
 
@@ -353,7 +361,7 @@ def check_fig3_adam(runs: dict[str, Any] | None = None, *, step: int = 10, rever
     """Adam (eta = 0.06): at step 10 the train loss is strictly decreasing in H, every trial
     (compared early: later the loss reaches Adam's epsilon floor)."""
     runs = runs or smoke_dm1_runs()
-    a, b = _ordered_in_H(runs["adam"], "train_loss", step, reverse)
+    a, b = _ordered_in_H(runs["adam"], ("train_loss",), step, reverse)
     return check_bound(a, b, f"train loss strictly {'increasing' if reverse else 'decreasing'} in H at step {step} (Adam 0.06)",
                        params={"Hs": list(runs["Hs"]), "step": step}, seed=0)
 
@@ -442,7 +450,7 @@ def check_fig4_loss_decreasing(runs: dict[str, Any], *, reverse: bool = False) -
     """Full scale: GD with eta = sqrt(H), the train loss at the last step is strictly decreasing
     in H on every trial."""
     K = runs["steps"]
-    a, b = _ordered_in_H(runs["gd"], "train_loss", K, reverse)
+    a, b = _ordered_in_H(runs["gd"], ("train_loss",), K, reverse)
     return check_bound(a, b, f"train loss at step {K} strictly {'increasing' if reverse else 'decreasing'} in H (GD, eta=sqrt H)",
                        params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
 
@@ -460,10 +468,8 @@ def ordering_violations(runs: dict[int, dict[str, Any]], key: str, step: int, *,
                         increasing: bool) -> list[tuple[int, int, int, float, float]]:
     """Where ``key`` at ``step`` is not strictly monotone in H: ``(H, H_next, trial, value, value_next)``
     for every adjacent pair of head counts and every trial that breaks the ordering."""
-    Hs = sorted(runs)
     out = []
-    for a, b in zip(Hs[:-1], Hs[1:]):
-        va, vb = value_at(runs[a], key, step), value_at(runs[b], key, step)
+    for a, b, va, vb in _adjacent_in_H(runs, key, step):
         bad = va >= vb if increasing else vb >= va
         out += [(a, b, int(t), float(va[t]), float(vb[t])) for t in np.flatnonzero(bad)]
     return out
