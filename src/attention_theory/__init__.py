@@ -3,12 +3,12 @@
 Modules (one home per concept):
 
 * :mod:`~attention_theory.verify`     the check / registry / errata contract
-* :mod:`~attention_theory.norms`      matrix norms of the papers (both naming conventions)
-* :mod:`~attention_theory.softmax`    softmax, its Jacobian and second derivative
-* :mod:`~attention_theory.losses`     logistic and cross-entropy losses and derivatives
-* :mod:`~attention_theory.rademacher` empirical Rademacher complexity (exact / Monte Carlo)
-* :mod:`~attention_theory.covering`   covering and packing numbers of finite classes
-* :mod:`~attention_theory.dudley`     Dudley's entropy integral on step-function covers
+* :mod:`~attention_theory.foundations.norms`      matrix norms of the papers (both naming conventions)
+* :mod:`~attention_theory.foundations.softmax`    softmax, its Jacobian and second derivative
+* :mod:`~attention_theory.foundations.losses`     logistic and cross-entropy losses and derivatives
+* :mod:`~attention_theory.foundations.rademacher` empirical Rademacher complexity (exact / Monte Carlo)
+* :mod:`~attention_theory.foundations.covering`   covering and packing numbers of finite classes
+* :mod:`~attention_theory.foundations.dudley`     Dudley's entropy integral on step-function covers
 * :mod:`~attention_theory.results`    experiment results with provenance, atomic writes, checkpoints
 * :mod:`~attention_theory.experiments` runnable experiments (smoke and full scale)
 * :mod:`~attention_theory.optim`      optimizers and (batched) training loops

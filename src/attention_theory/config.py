@@ -1,22 +1,73 @@
-"""Run-time configuration: the scale mode of a run (``ATTN_SCALE``)."""
+"""Run-time configuration: the scale of a run, ``smoke`` or ``full``.
+
+The scale is read from ``ATTN_SCALE`` (``smoke`` when unset) unless a caller opts into
+another one with :func:`use_scale` for a block of code; no module writes the environment.
+Functions whose result depends on the scale and that cache it use :func:`cached_per_scale`,
+so a cached value is never reused at the other scale.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import os
+from typing import Any, Callable, Iterator, TypeVar
 
 SCALES = ("smoke", "full")
 
-__all__ = ["SCALES", "scale", "pick"]
+__all__ = ["SCALES", "scale", "pick", "use_scale", "cached_per_scale"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SCALE: contextvars.ContextVar[str | None] = contextvars.ContextVar("attn_scale", default=None)
 
 
-def scale() -> str:
-    """The scale of this run: ``smoke`` (default; CPU, what CI runs) or ``full`` (paper scale)."""
-    value = os.environ.get("ATTN_SCALE", "smoke").strip().lower() or "smoke"
+def _checked(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {SCALES}, got {type(value).__name__}")
+    value = value.strip().lower()
     if value not in SCALES:
-        raise ValueError(f"ATTN_SCALE must be one of {SCALES}, got {value!r}")
+        raise ValueError(f"{name} must be one of {SCALES}, got {value!r}")
     return value
 
 
-def pick(smoke, full):
+def scale() -> str:
+    """The scale of this run: the innermost :func:`use_scale`, else ``$ATTN_SCALE``, else ``smoke``."""
+    chosen = _SCALE.get()
+    if chosen is not None:
+        return chosen
+    return _checked(os.environ.get("ATTN_SCALE", "smoke").strip() or "smoke", "ATTN_SCALE")
+
+
+@contextlib.contextmanager
+def use_scale(value: str) -> Iterator[str]:
+    """Run the block at scale ``value`` (``smoke`` or ``full``) without touching the environment."""
+    token = _SCALE.set(_checked(value, "scale"))
+    try:
+        yield _SCALE.get()
+    finally:
+        _SCALE.reset(token)
+
+
+def pick(smoke: Any, full: Any) -> Any:
     """Return ``smoke`` or ``full`` according to :func:`scale`."""
     return full if scale() == "full" else smoke
+
+
+def cached_per_scale(maxsize: int = 8) -> Callable[[F], F]:
+    """Like ``functools.lru_cache(maxsize)``, with the current :func:`scale` as part of the key."""
+
+    def deco(fn: F) -> F:
+        @functools.lru_cache(maxsize=maxsize)
+        def cached(_scale: str, *args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return cached(scale(), *args, **kwargs)
+
+        wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return deco

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from .verify import _git_commit, _jsonable, _package_version
+from attention_theory.provenance import git_commit, jsonable, package_version
 
 __all__ = [
     "PROVENANCE_KEYS",
@@ -59,7 +59,7 @@ def device_name(device: Any = None) -> str:
     return f"cpu ({platform.machine()}, {os.cpu_count()} cores, {platform.system()})"
 
 
-def _source_dirty() -> bool | None:
+def source_dirty() -> bool | None:
     """Whether the package source differs from the recorded commit (``None`` outside git)."""
     here = Path(__file__).resolve().parent
     try:
@@ -92,7 +92,7 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
     if wall_time_s is not None and not (wall_time_s >= 0):
         raise ValueError(f"wall_time_s must be a non-negative number, got {wall_time_s!r}")
-    from .config import scale as _scale
+    from attention_theory.config import scale as _scale
 
     try:
         import torch
@@ -101,8 +101,8 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
     except ImportError:  # the package needs torch, but provenance should never crash a run
         torch_version = "not installed"
     block = {
-        "package_version": _package_version(),
-        "commit": _git_commit(),
+        "package_version": package_version(),
+        "commit": git_commit(),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "device": device_name(device),
         "torch_version": torch_version,
@@ -111,11 +111,11 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
         "config": dict(config),
         "wall_time_s": wall_time_s,
         "command": " ".join(sys.argv),
-        "uncommitted_source_changes": _source_dirty(),
+        "uncommitted_source_changes": source_dirty(),
     }
     if extra:
         block.update(dict(extra))
-    return _jsonable(block)
+    return jsonable(block)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
@@ -138,7 +138,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     """Write ``obj`` as indented, key-sorted JSON to ``path`` atomically."""
-    return atomic_write_text(path, json.dumps(_jsonable(obj), indent=1, sort_keys=True) + "\n")
+    return atomic_write_text(path, json.dumps(jsonable(obj), indent=1, sort_keys=True) + "\n")
 
 
 def write_result(path: str | os.PathLike, data: Mapping[str, Any],

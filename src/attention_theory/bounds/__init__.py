@@ -1,1 +1,0 @@
-"""Closed-form constants and bounds of the papers: :mod:`~attention_theory.bounds.deora`."""

@@ -1,0 +1,492 @@
+"""Checks of Deora et al., Section 5.1 and Appendices D.1-D.3, F: the tokenized-mixture model DM1,
+the first (randomized) gradient step, and properties P1-P2 of the resulting initialization.
+
+Shared helpers used by :mod:`attention_theory.deora.checks.margins` live here too: the parameter
+regimes A-C, the combined-bound helper and the adversarial noise search (L-BFGS over the noise
+coefficients, reparametrized so that Assumption 3 holds exactly at every iterate).
+
+Every registered check takes the statement's constant or formula as a keyword argument with the
+paper's value as default; ``tests/test_negative_controls_deora_mixture.py`` passes a wrong one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from scipy import stats
+
+from attention_theory.config import pick
+from attention_theory.deora import dm1, ntk
+from attention_theory.deora import mixture_bounds as bm
+from attention_theory.deora import model as md
+from attention_theory.deora.mixture import (
+    DENSE,
+    DT,
+    N1_VALUES,
+    REGIMES,
+    adversarial_search,
+    combined_bound,
+    dense_setup,
+    first_step_data,
+    first_step_rows,
+    glin,
+    instances,
+)
+from attention_theory.foundations.tensors import f64
+from attention_theory.verify import (
+    CheckRecord,
+    bound_outcome,
+    claim_check,
+    confirm_erratum,
+    identity_outcome,
+)
+
+
+@claim_check("deora-def-dm1", "sampler")
+def check_dm1_sampler(sampler: Callable[..., dm1.DM1Sample] = dm1.sample, *, seed: int = 0) -> CheckRecord:
+    """Relevant rows equal ``mu_y`` exactly, ``|R| = zeta T``, noise within Assumption 3, and
+    ``(1/N) sum_i y_i sum_{t in R^c} x_{i,t}`` within 5 standard errors of 0 (noise independent of ``y``)."""
+    parts: dict[str, tuple[Any, Any]] = {}
+    N = pick(20000, 100000)
+    stats_out = {}
+    for name, cfg in REGIMES.items():
+        for mode in ("uniform", "corner"):
+            s = sampler(cfg, N, seed=seed, noise=mode)
+            pt = dm1.patterns(cfg)
+            mu = np.where(s.y[:, None] > 0, pt["mu_plus"], pt["mu_minus"])
+            err = np.abs(s.X - mu[:, None, :])[s.relevant].max()
+            parts[f"{name}-{mode}-relevant-rows"] = (err, 0.0)
+            parts[f"{name}-{mode}-count"] = (np.abs(s.relevant.sum(1) - cfg.n_relevant).max(), 0.0)
+            bad = (~dm1.noise_bounds_ok(cfg, s.X - np.where(s.relevant[:, :, None], mu[:, None, :],
+                                                              pt["nu"][np.clip(s.j, 0, cfg.M - 1)])))
+            parts[f"{name}-{mode}-noise-bounds"] = (bad[~s.relevant].sum(), 0.0)
+            if mode == "uniform":   # the corner mode picks signs against y on purpose (adversarial)
+                Y = s.y[:, None] * np.where(s.relevant[:, :, None], 0.0, s.X).sum(1)          # (N, d)
+                m, se = Y.mean(0), Y.std(0, ddof=1) / math.sqrt(N)
+                z = np.abs(m) / np.maximum(se, 1e-300)
+                stats_out[name] = float(z.max())
+                parts[f"{name}-independence"] = (z.max(), 5.0)
+    return combined_bound(parts, "DM1 sampler: exact relevant rows, Assumption-3 noise, noise independent of y",
+                          seed=seed, params={"N": N}, extra={"max_z_score": stats_out})
+
+
+@claim_check("deora-assum-3", "token-radius")
+def check_assum3_radius(radius: Callable[[dm1.DM1Config], float] = lambda c: c.R, *,
+                        seed: int = 1) -> CheckRecord:
+    """``max ||x_t|| <= R = sqrt(S^2 + Z^2 + 2 Z_nu / M)`` on uniform, corner and adversarial tokens;
+    the extremal token (all coefficients at their bounds, ``c_j = +Z_nu/(M S)``) attains it."""
+    parts: dict[str, tuple[Any, Any]] = {}
+    for name, cfg in list(REGIMES.items()) + [("dense", DENSE)]:
+        R = radius(cfg)
+        for mode, smp in instances(cfg, pick(200, 2000), seed):
+            parts[f"{name}-{mode}"] = (np.linalg.norm(smp.X, axis=-1).max(), R)
+        X, _, _ = adversarial_search(cfg, lambda X, y: torch.linalg.norm(X, dim=-1).amax(-1),
+                                     restarts=pick(3, 16), steps=pick(15, 100), seed=seed)
+        parts[f"{name}-adversarial"] = (np.linalg.norm(X, axis=-1).max(), R)
+        coef = cfg.coef_bounds.copy()                                  # extremal token: c_j = +bound
+        w = np.zeros(cfg.d - cfg.M - 2)
+        if w.size:
+            w[0] = cfg.Z_perp
+        x = dm1.patterns(cfg)["nu"][0] + dm1.coefficients_to_noise(cfg, coef, w)
+        parts[f"{name}-extremal"] = (np.linalg.norm(x), R)
+    return combined_bound(parts, "Assumption 3 implies Assumption 1 with R = sqrt(S^2 + Z^2 + 2 Z_nu/M)",
+                          seed=seed, rtol=1e-12)
+
+
+@claim_check("deora-eq-132", "oracle-margin")
+def check_linear_margin(gamma_lin_fn: Callable[[dm1.DM1Config], float] = glin, *,
+                        seed: int = 2) -> CheckRecord:
+    """Eq. (132): exact identity for ``y Phi_lin(X; U_lin)`` and ``min_i y_i Phi_lin >= gamma_lin``;
+    the corner sampler (``y <u_star, z_t> = -2 Z_mu`` on every noise token) attains equality."""
+    parts: dict[str, tuple[Any, Any]] = {}
+    for name, cfg in list(REGIMES.items()) + [("dense", DENSE)]:
+        us = dm1.patterns(cfg)["u_star"]
+        Ulin = np.ones((cfg.T, 1)) * us[None, :] / (cfg.S * math.sqrt(2 * cfg.T))
+        for mode, smp in instances(cfg, pick(300, 3000), seed):
+            X, y = smp.X, smp.y
+            val = y * np.einsum("ntd,td->n", X, Ulin)
+            noise_term = y * np.where(smp.relevant, 0.0, smp.z @ us).sum(1)
+            ref = (cfg.n_relevant * cfg.S**2 + noise_term) / (cfg.S * math.sqrt(2 * cfg.T))
+            parts[f"{name}-{mode}-identity"] = (np.abs(val - ref), 1e-12 * (1 + np.abs(ref)))
+            parts[f"{name}-{mode}-bound"] = (gamma_lin_fn(cfg), val.min())
+    return combined_bound(parts, "oracle linear margin (132) and its lower bound gamma_lin", seed=seed,
+                          rtol=1e-12)
+
+
+@claim_check("deora-def-linear", "svm-vs-oracle")
+def check_linear_svm(oracle_scale: Callable[[dm1.DM1Config], float] =
+                     lambda c: 1.0 / (c.S * math.sqrt(2 * c.T)), *, seed: int = 3) -> CheckRecord:
+    """``||U_lin||_F = 1`` and the linear hard-margin SVM (cvxpy, radius 1) beats the oracle's margin."""
+    from attention_theory.deora.max_margin import ntk_max_margin
+
+    parts: dict[str, tuple[Any, Any]] = {}
+    ratios = {}
+    for name, cfg in REGIMES.items():
+        us = dm1.patterns(cfg)["u_star"]
+        Ulin = np.ones((cfg.T, 1)) * us[None, :] * oracle_scale(cfg)
+        parts[f"{name}-norm"] = (abs(np.linalg.norm(Ulin) - 1.0), 1e-12)
+        s = dm1.sample(cfg, pick(100, 500), seed=seed, noise="corner")
+        F = s.X.reshape(len(s), -1)
+        res = ntk_max_margin(F, s.y, radius=1.0)
+        oracle = (s.y * (F @ Ulin.ravel())).min()
+        ratios[name] = {"svm": res.margin, "oracle": float(oracle), "gamma_lin": glin(cfg)}
+        parts[f"{name}-svm"] = (oracle, res.margin * (1 + 1e-6) + 1e-9)
+    return combined_bound(parts, "unit-norm oracle U_lin; linear max-margin >= oracle margin >= gamma_lin",
+                          seed=seed, extra={"margins": ratios})
+
+
+@claim_check("deora-def-two-phase", "head-scaling")
+def check_two_phase_scaling(step_scale: Callable[[int], float] = math.sqrt, *, seed: int = 4) -> CheckRecord:
+    """The per-head step ``alpha_h sqrt(H)`` makes each head's first update independent of ``H``:
+    ``||U_h(1)||_F`` is the same for ``H in {1, 4, 16}`` (relative error ``1e-12``)."""
+    cfg = REGIMES["A"]
+    X, y = first_step_data(cfg, 200, seed)
+    Xt, yt = f64(X), f64(y)
+    T, d = cfg.T, cfg.d
+    p = md.head_size(T, d)
+    ref = None
+    parts = {}
+    for H in (1, 4, 16):
+        g = torch.func.grad(md.empirical_risk)(torch.zeros(H * p, dtype=DT), Xt, yt, H).reshape(H, p)
+        th = -(step_scale(H) * g)
+        nrm = torch.linalg.norm(th, dim=1).numpy()
+        ref = nrm[0] if ref is None else ref
+        parts[f"H={H}"] = (np.abs(nrm - ref), 1e-12 * ref)
+    return combined_bound(parts, "first-phase head update has H-independent size with the sqrt(H) step",
+                          seed=seed)
+
+
+@claim_check("deora-lemma-16", "autograd-step")
+def check_first_step(sign: float = 1.0, *, seed: int = 5) -> CheckRecord:
+    """Lemma 16: an autograd gradient step from 0 gives ``W_h(1) = 0`` exactly and identical rows
+    ``alpha_h/(2 n1 T) sum_i y_i sum_t x_{i,t}`` (``sign`` multiplies the closed form)."""
+    parts: dict[str, tuple[Any, Any]] = {}
+    rng = np.random.default_rng(seed)
+    for name, cfg in REGIMES.items():
+        X, y = first_step_data(cfg, pick(60, 500), seed)
+        for H in (1, 3, 8):
+            alphas = rng.choice([-1.0, 1.0], size=H) * rng.uniform(0.5, 2.0, size=H)
+            th = ntk.first_step(X, y, H, alphas)
+            Us, Ws = md.unpack_heads(th, H, cfg.T, cfg.d)
+            cf = sign * ntk.first_step_closed_form(X, y, H, alphas)
+            scale = float(torch.abs(th).max())
+            parts[f"{name}-H{H}-W-zero"] = (float(torch.abs(Ws).max()), 0.0)
+            parts[f"{name}-H{H}-rows"] = (float((Us - Us[:, :1]).abs().max()), 1e-14 * scale)
+            parts[f"{name}-H{H}-closed-form"] = (float((th - cf).abs().max()), 1e-12 * scale)
+    return combined_bound(parts, "first gradient step = Lemma 16 closed form (W stays 0, identical rows)",
+                          seed=seed)
+
+
+@claim_check("deora-lemma-16", "loss-slope-erratum")
+def check_loss_slope(printed_slope: float = 0.5) -> CheckRecord:
+    """E5: the proof of Lemma 16 uses ``l'(0) = 1/2``; for ``l(s) = log(1 + e^{-s})`` it is ``-1/2``."""
+    s = torch.zeros((), dtype=DT, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.nn.functional.softplus(-s), s)
+    return confirm_erratum(
+        identity_outcome([float(g)], [printed_slope]), identity_outcome([float(g)], [-0.5]),
+        description="derivative of the logistic loss at 0 (proof of Lemma 16)",
+        printed_text="l'(0) = 1/2 (and 'the tau-th column of U_h(1)', '1/n')",
+        corrected_text="l'(0) = -1/2 (the sign slips cancel: the final form (120) is right; "
+                       "rows, not columns; 1/n_1)",
+        source="Deora et al., TMLR version (seed 001), App. D.3, proof of Lemma 16", severity="T")
+
+
+@claim_check("deora-eq-120", "decomposition")
+def check_eq120(p2_scale: float = 1.0, *, seed: int = 6) -> CheckRecord:
+    """Eq. (120) is an exact identity: row ``= zeta alpha/2 u_star + p_1 + p_2`` with
+    ``p_1 = zeta alpha/2 ((1/n1) sum_i y_i mu_{y_i} - u_star)`` and
+    ``p_2 = alpha (1-zeta)/2 (1/n1) sum_i y_i (1/((1-zeta)T)) sum_{t in R_i^c} (nu_{j_t} + z_{i,t})``."""
+    parts: dict[str, tuple[Any, Any]] = {}
+    for name, cfg in REGIMES.items():
+        s = dm1.sample(cfg, pick(200, 2000), seed=seed)
+        alpha = -1.3
+        th = ntk.first_step(s.X, s.y, 1, [alpha])
+        row = md.unpack_heads(th, 1, cfg.T, cfg.d)[0][0, 0].numpy()
+        pt = dm1.patterns(cfg)
+        z = cfg.zeta
+        muy = np.where(s.y[:, None] > 0, pt["mu_plus"], pt["mu_minus"])
+        p1 = z * alpha / 2 * ((s.y[:, None] * muy).mean(0) - pt["u_star"])
+        irr = np.where(s.relevant[:, :, None], 0.0, s.X).sum(1)
+        p2 = p2_scale * alpha * (1 - z) / 2 * (s.y[:, None] * irr).mean(0) / ((1 - z) * cfg.T)
+        rec = z * alpha / 2 * pt["u_star"] + p1 + p2
+        parts[name] = (np.abs(row - rec).max(), 1e-12 * np.abs(row).max())
+    return combined_bound(parts, "first-step row equals the decomposition (120)", seed=seed)
+
+
+def _p_quantiles(cfg: dm1.DM1Config, n1s: list[int], reps: int, delta: float, seed: int) -> dict[str, np.ndarray]:
+    """Exact quantiles of ``||p_1||`` (printed and corrected centers; ``N_+ ~ Bin(n1, 1/2)``) and
+    sampled quantiles of ``||p_2||`` (alpha = 1)."""
+    z, S = cfg.zeta, cfg.S
+    q1p, q1c, q2 = [], [], []
+    rng_seed = seed
+    for n1 in n1s:
+        k = np.arange(n1 + 1)
+        pmf = stats.binom.pmf(k, n1, 0.5)
+        f = k / n1
+        printed = z / 2 * S * np.sqrt(f**2 + (1 - f) ** 2)
+        corrected = z / 2 * S * math.sqrt(2) * np.abs(f - 0.5)
+        for vals, out in ((printed, q1p), (corrected, q1c)):
+            order = np.argsort(vals)
+            cdf = np.cumsum(pmf[order])
+            out.append(vals[order][np.searchsorted(cdf, 1 - delta)])
+        norms = []
+        for r in range(reps):
+            s = dm1.sample(cfg, n1, seed=rng_seed + 1000 * r + n1)
+            irr = np.where(s.relevant[:, :, None], 0.0, s.X).sum(1)
+            norms.append(np.linalg.norm((s.y[:, None] * irr).sum(0) / (2 * n1 * cfg.T)))
+        q2.append(np.quantile(norms, 1 - delta))
+    return {"p1_printed": np.array(q1p), "p1_corrected": np.array(q1c), "p2": np.array(q2)}
+
+
+def _rate(cfg: dm1.DM1Config, n1: int, delta: float) -> float:
+    return math.sqrt(cfg.d / n1) + math.sqrt(math.log(1 / delta) / n1)
+
+
+@claim_check("deora-lemma-17", "implied-constant")
+def check_lemma17(printed_center: float = 1.0, *, delta: float = 0.05, n1s: Any = None, reps: int | None = None,
+                  seed: int = 7) -> CheckRecord:
+    """E1 for Lemma 17: with ``p_1`` centered at ``printed_center * u_star`` (printed: 1) the implied
+    constant ``q_{1-delta}(||p_1||) / (S (sqrt(d/n1) + sqrt(log(1/delta)/n1)))`` grows like
+    ``sqrt(n1)``; with the center ``u_star / 2`` it stays bounded (and so does ``p_2``'s).
+
+    Criterion for "bounded": ``C(n1_max) <= 2 C(n1_min)``.
+    """
+    cfg = REGIMES["A"]
+    n1s = list(n1s) if n1s is not None else pick([100, 1000, 10000], [100, 1000, 10000, 100000])
+    reps = reps or pick(40, 200)
+    q = _p_quantiles(cfg, n1s, reps, delta, seed)
+    rate = np.array([_rate(cfg, n, delta) for n in n1s])
+    z, S = cfg.zeta, cfg.S
+    if printed_center != 1.0:  # a different claimed center: recompute exactly
+        qs = []
+        for n1 in n1s:
+            k = np.arange(n1 + 1)
+            f = k / n1
+            v = z / 2 * S * np.sqrt((f - printed_center) ** 2 + (1 - f - printed_center) ** 2)
+            order = np.argsort(v)
+            cdf = np.cumsum(stats.binom.pmf(k, n1, 0.5)[order])
+            qs.append(v[order][np.searchsorted(cdf, 1 - delta)])
+        q["p1_printed"] = np.array(qs)
+    C1p = q["p1_printed"] / (S * rate)
+    C1c = q["p1_corrected"] / (S * rate)
+    C2 = q["p2"] / ((S + cfg.Z) * rate)
+    printed = bound_outcome([C1p[-1]], [2 * C1p[0]])
+    corrected = bound_outcome([C1c[-1], C2[-1]], [2 * C1c[0], 2 * C2[0]])
+    return confirm_erratum(
+        printed, corrected,
+        description="concentration of p_1 (Lemma 17): implied constant C(n1) over n1 = "
+                    + ", ".join(map(str, n1s)) + f"; printed C = {np.round(C1p, 3).tolist()}, "
+                    f"corrected C = {np.round(C1c, 3).tolist()}, p_2: C = {np.round(C2, 3).tolist()}",
+        printed_text="E <v, (1/n1) sum_i y_i mu_{y_i}> = <v, u_star>, so p_1 = zeta alpha/2 ((1/n1) sum y_i mu_{y_i} - u_star) "
+                     "is C S / sqrt(n1)-subgaussian",
+        corrected_text="E[y mu_y] = u_star / 2: center p_1 at zeta alpha/4 u_star, i.e. "
+                       "p_1' = zeta alpha/2 ((1/n1) sum y_i mu_{y_i} - u_star/2); then (121) holds",
+        source="Deora et al., TMLR version (seed 001), App. D.3, Lemma 17 and its proof", severity="E",
+        seed=seed, params={"delta": delta, "n1": n1s, "reps": reps})
+
+
+@claim_check("deora-fact-1", "chi-quantile")
+def check_fact1(K: float = math.sqrt(8 / 3)) -> CheckRecord:
+    """Fact 1 for ``x ~ N(0, I_d)`` (``||x||_{psi_2} = sqrt(8/3)``): the implied constant
+    ``chi_d^{-1}(1-delta) / (K (sqrt d + sqrt(log(1/delta))))`` is at most 1 for ``d <= 10^4``,
+    ``delta in [1e-12, 0.5]`` (exact quantiles); Rademacher vectors: ``sqrt(d)/((sqrt d + ...)/sqrt(log 2))``."""
+    ds = np.unique(np.round(np.logspace(0, 4, 40)).astype(int))
+    deltas = np.logspace(-12, math.log10(0.5), 30)
+    D, Dl = np.meshgrid(ds, deltas)
+    q = stats.chi.ppf(1 - Dl, D)
+    C = q / (K * (np.sqrt(D) + np.sqrt(np.log(1 / Dl))))
+    Cr = np.sqrt(D) / ((np.sqrt(D) + np.sqrt(np.log(1 / Dl))) / math.sqrt(math.log(2)))
+    return combined_bound({"gaussian": (C.ravel(), 1.0), "rademacher": (Cr.ravel(), 1.0)},
+                          "Fact 1: implied constant of the subgaussian norm bound is <= 1",
+                          extra={"sup_gaussian": float(C.max()), "sup_rademacher": float(Cr.max())})
+
+
+def _implied_C(cfg: dm1.DM1Config, center: float, n1s: list[int], reps: int, delta: float,
+               seed: int) -> tuple[np.ndarray, np.ndarray]:
+    us = dm1.patterns(cfg)["u_star"]
+    C, mean_norm = [], []
+    for n1 in n1s:
+        rows = first_step_rows(cfg, n1, reps, seed)
+        norms = np.linalg.norm(rows - center * cfg.zeta * us[None, :], axis=1)
+        C.append(np.quantile(norms, 1 - delta) / ((2 * cfg.S + cfg.Z) * _rate(cfg, n1, delta)))
+        mean_norm.append(norms.mean())
+    return np.array(C), np.array(mean_norm)
+
+
+@claim_check("deora-lemma-2", "center-erratum")
+def check_lemma2(printed_center: float = 0.5, corrected_center: float = 0.25, *, delta: float = 0.05,
+                 n1s: Any = None, reps: int | None = None, seed: int = 8) -> CheckRecord:
+    """E1 on actual gradient steps: ``p = U_row/alpha - zeta/2 u_star`` does not concentrate
+    (``||p|| -> zeta sqrt(2) S / 4``, implied constant of (6) grows), ``p' = U_row/alpha - zeta/4 u_star`` does."""
+    cfg = REGIMES["A"]
+    n1s = list(n1s) if n1s is not None else N1_VALUES()
+    reps = reps or pick(20, 50)
+    Cp, mp = _implied_C(cfg, printed_center, n1s, reps, delta, seed)
+    Cc, mc = _implied_C(cfg, corrected_center, n1s, reps, delta, seed)
+    limit = cfg.zeta * math.sqrt(2) * cfg.S / 4
+    return confirm_erratum(
+        bound_outcome([Cp[-1]], [2 * Cp[0]]), bound_outcome([Cc[-1]], [2 * Cc[0]]),
+        description=f"Lemma 2 on autograd first steps (regime A, {reps} draws per n1 = {n1s}): mean ||p|| "
+                    f"with the printed center = {np.round(mp, 4).tolist()} -> zeta sqrt(2) S/4 = {limit:.4f}; "
+                    f"with the corrected center {np.round(mc, 5).tolist()}",
+        printed_text="U_h(1) = alpha_h 1_T (zeta/2 u_star + p)^T with ||p|| <= C (2S+Z)(sqrt(d/n1) + sqrt(log(1/delta)/n1))",
+        corrected_text="U_h(1) = alpha_h 1_T (zeta/4 u_star + p')^T with ||p'|| <= C (2S+Z)(sqrt(d/n1) + sqrt(log(1/delta)/n1))",
+        source="Deora et al., Section 5.1, Lemma 2 and Eq. (6); also Eq. (102) and the gloss before Lemma 2",
+        severity="E", seed=seed, params={"n1": n1s, "reps": reps, "delta": delta})
+
+
+@claim_check("deora-eq-6", "implied-constant-corrected")
+def check_eq6(center: float = 0.25, *, delta: float = 0.05, names: tuple[str, ...] = ("A", "C"), n1s: Any = None,
+              reps: int | None = None, seed: int = 8) -> CheckRecord:
+    """Eq. (6) with the corrected center: ``sqrt(n1) q_{1-delta}(||p'||)/((2S+Z)(sqrt d + sqrt(log(1/delta))))``
+    stays bounded over ``n1`` (criterion: every ``C(n1) <= 2 C(n1_min)``), and ``||p'|| -> 0``."""
+    parts = {}
+    extra = {}
+    for name in names:
+        cfg = REGIMES[name]
+        C, m = _implied_C(cfg, center, list(n1s) if n1s is not None else N1_VALUES(), reps or pick(20, 50), delta, seed)
+        parts[f"{name}-bounded"] = (C, 2 * C[0])
+        extra[name] = {"C": C.tolist(), "mean_norm": m.tolist()}
+    return combined_bound(parts, "Eq. (6): implied constant of the deviation p' is bounded in n1", seed=seed,
+                          extra=extra)
+
+
+@claim_check("deora-eq-102", "shared-direction")
+def check_eq102(divide_by_alpha: bool = True, *, seed: int = 9) -> CheckRecord:
+    """Eq. (102): ``W_h(1) = 0`` and ``U_h(1)/alpha_h`` is the same ``1_T v^T`` for every head (H = 6, mixed signs)."""
+    parts = {}
+    for name, cfg in REGIMES.items():
+        X, y = first_step_data(cfg, 100, seed)
+        alphas = np.array([1.0, -1.0, 1.0, -1.0, -1.0, 1.0])
+        th = ntk.first_step(X, y, 6, alphas)
+        Us, Ws = md.unpack_heads(th, 6, cfg.T, cfg.d)
+        V = Us / f64(alphas)[:, None, None] if divide_by_alpha else Us
+        parts[f"{name}-W"] = (float(Ws.abs().max()), 0.0)
+        parts[f"{name}-shared"] = (float((V - V[:1, :1]).abs().max()), 1e-14 * float(V.abs().max()))
+    return combined_bound(parts, "all heads share U_h(1)/alpha_h = 1_T v^T and W_h(1) = 0", seed=seed)
+
+
+@functools.lru_cache(maxsize=256)
+def _binom_law(H: int) -> tuple[np.ndarray, np.ndarray]:
+    k = np.arange(H + 1)
+    return np.abs(2 * k - H) / H, stats.binom.pmf(k, H, 0.5)
+
+
+def _two_sided_violation(H: int, thr: float) -> float:
+    """``P(|H^{-1} sum_h alpha_h| > thr)`` exactly, ``alpha_h`` Rademacher."""
+    mean, pmf = _binom_law(H)
+    return float(pmf[mean > thr * (1 + 1e-12)].sum())
+
+
+@claim_check("deora-fact-2", "exact-binomial")
+def check_fact2(printed_log: Callable[[float], float] = lambda d: math.log(1 / d)) -> CheckRecord:
+    """E3: Hoeffding ``|mean - mu| <= 2B sqrt(log(1/delta)/(2H))`` (two-sided) fails for ``X_h = +-B``;
+    ``log(2/delta)`` holds.  Exact binomial probabilities, ``H = 1..40``, ``delta = 0.01..0.99``."""
+    Hs, deltas = range(1, 41), np.linspace(0.01, 0.99, 99)
+    lp, lc, rhs = [], [], []
+    for H in Hs:
+        for d in deltas:
+            lp.append(_two_sided_violation(H, 2 * math.sqrt(printed_log(d) / (2 * H))))
+            lc.append(_two_sided_violation(H, 2 * math.sqrt(math.log(2 / d) / (2 * H))))
+            rhs.append(d)
+    return confirm_erratum(
+        bound_outcome(lp, rhs), bound_outcome(lc, rhs),
+        description="Fact 2 for Rademacher X_h = +-B: P(violation) <= delta, exact, H <= 40",
+        printed_text="with probability >= 1 - delta, |H^-1 sum X_h - mu| <= 2B sqrt(log(1/delta)/(2H))",
+        corrected_text="two-sided: 2B sqrt(log(2/delta)/(2H)) (the one-sided version keeps log(1/delta))",
+        source="Deora et al., TMLR version (seed 001), App. D.1, Fact 2", severity="C")
+
+
+def _violation_A(H: int, thr: float) -> float:
+    """``P(|H^{-1/2} sum_h alpha_h| > thr)`` exactly."""
+    return _two_sided_violation(H, thr / math.sqrt(H))
+
+
+@claim_check("deora-eq-103", "model-output-identity")
+def check_eq103(printed_alpha_power: int = 2, *, seed: int = 11) -> CheckRecord:
+    """E12 in (103): the model output at ``theta~(1)`` is ``H^{-1/2} sum_h alpha_h v^T sum_t x_t`` (one factor
+    ``alpha_h``); the printed display multiplies ``U_h(1)`` (which already contains ``alpha_h``) by ``alpha_h``."""
+    cfg = REGIMES["A"]
+    X, y = first_step_data(cfg, 100, seed)
+    alphas = np.array([1.0, -1.0, -1.0, 1.0, -1.0])
+    H = 5
+    th = ntk.first_step(X, y, H, alphas)
+    Us, Ws = md.unpack_heads(th, H, cfg.T, cfg.d)
+    v = (Us[0, 0] / alphas[0]).numpy()
+    s = dm1.sample(cfg, 50, seed=seed + 1)
+    out = np.array([float(md.multi_head(x, Ws, Us)) for x in s.X])
+    base = s.X.sum(1) @ v / math.sqrt(H)
+    printed = base * np.sum(alphas ** printed_alpha_power)
+    corrected = base * np.sum(alphas)
+    tol = 1e-12 * np.abs(out).max()
+    return confirm_erratum(
+        identity_outcome(printed, out, atol=tol), identity_outcome(corrected, out, atol=tol),
+        description="model output at the first-phase iterate (Eq. 103), H = 5 heads with mixed signs",
+        printed_text="Phi~(X; theta~(1)) = H^{-1/2} sum_h (alpha_h/T) <U_h(1), 1 1^T X> with U_h(1) = alpha_h(...)",
+        corrected_text="Phi~(X; theta~(1)) = H^{-1/2} sum_h (1/T) <U_h(1), 1 1^T X> = H^{-1/2} sum_h alpha_h v^T sum_t x_t",
+        source="Deora et al., TMLR version (seed 001), App. D.2.2, Eq. (103)", severity="T", seed=seed)
+
+
+@claim_check("deora-lemma-12", "exact-binomial")
+def check_lemma12(printed_log: Callable[[float], float] = lambda d: math.log(1 / d)) -> CheckRecord:
+    """E3 inherited by Lemma 12: ``P(|Phi~(X; theta~(1))| > T R (S+P) sqrt(2 log(1/delta))) <= delta`` fails
+    for ``delta`` near 1 (``H = 1``, dense regime); with ``log(2/delta)`` it holds.  Exact over ``alpha``."""
+    st = dense_setup()
+    cfg, P = st["cfg"], st["P"]
+    cmax = float(np.abs(st["c"]).max())
+    Hs, deltas = range(1, 65), np.linspace(0.01, 0.99, 50)
+    lp, lc, rhs = [], [], []
+    for H in Hs:
+        for d in deltas:
+            scale = cfg.T * cfg.R * (cfg.S + P)
+            lp.append(_violation_A(H, scale * math.sqrt(2 * printed_log(d)) / cmax))
+            lc.append(_violation_A(H, scale * math.sqrt(2 * math.log(2 / d)) / cmax))
+            rhs.append(d)
+    return confirm_erratum(
+        bound_outcome(lp, rhs), bound_outcome(lc, rhs),
+        description=f"Lemma 12 on the worst test sample of the dense regime (|c|/(TR(S+P)) = "
+                    f"{cmax / (cfg.T * cfg.R * (cfg.S + P)):.3f}), exact over alpha, H <= 64",
+        printed_text="|Phi~(X; theta~(1))| <= T R (S+P) sqrt(2 log(1/delta)) with probability >= 1 - delta",
+        corrected_text="|Phi~(X; theta~(1))| <= T R (S+P) sqrt(2 log(2/delta)) with probability >= 1 - delta",
+        source="Deora et al., TMLR version (seed 001), App. D.2.2, Lemma 12", severity="C",
+        params={"P": P})
+
+
+@claim_check("deora-prop-2", "p1-p2")
+def check_prop2_p1p2(b2_fn: Callable[[int, float, float], float] = bm.prop2_B2, *, delta_grid: Any = None,
+                     seed: int = 12) -> CheckRecord:
+    """P1: ``max_h ||theta_h(1)|| <= B_2 = sqrt(T)(S + P)`` (and ``B_2 >= 1``); P2: the exact probability over
+    ``alpha`` that ``max_i |Phi~(X_i; theta~(1))| > B_Phi = T R (S+P) sqrt(2 log(n/delta))`` is ``<= delta``."""
+    parts = {}
+    extra = {}
+    for name, cfg in [("dense", DENSE), ("A", REGIMES["A"])]:
+        if name == "dense":
+            st = dense_setup()
+            v, P, c = st["v"], st["P"], st["c"]
+        else:
+            v = first_step_rows(cfg, pick(2000, 20000), 1, seed)[0]
+            P = float(np.linalg.norm(v - cfg.zeta / 4 * dm1.patterns(cfg)["u_star"]))
+            c = dm1.sample(cfg, 200, seed=seed).X.sum(1) @ v
+        H = 7
+        alphas = np.where(np.arange(H) % 2 == 0, 1.0, -1.0)
+        Us = torch.as_tensor(alphas[:, None, None] * np.ones((H, cfg.T, 1)) * v[None, None, :])
+        head_norms = torch.linalg.norm(Us.reshape(H, -1), dim=1).numpy()
+        B2 = b2_fn(cfg.T, cfg.S, P)
+        parts[f"{name}-P1"] = (head_norms.max(), B2)
+        parts[f"{name}-B2>=1"] = (1.0, B2)
+        n = len(c)
+        probs, rhs = [], []
+        for Hh in range(1, 65):
+            for d in (delta_grid if delta_grid is not None else np.linspace(0.01, 0.99, 50)):
+                BPhi = bm.prop2_BPhi(cfg.T, cfg.R, cfg.S, P, n, float(d))
+                probs.append(_violation_A(Hh, BPhi / np.abs(c).max()))
+                rhs.append(d)
+        parts[f"{name}-P2"] = (probs, rhs)
+        extra[name] = {"P": P, "P1_ratio": float(head_norms.max() / B2),
+                       "P2_ratio_H1": float(np.abs(c).max() / bm.prop2_BPhi(cfg.T, cfg.R, cfg.S, P, n, 0.5))}
+    return combined_bound(parts, "Proposition 2, P1 (per-head norm) and P2 (bounded output, exact over alpha)",
+                          seed=seed, extra=extra)

@@ -1,0 +1,493 @@
+"""Deora et al., App. G: multi-head attention trained from zero initialization, varying H.
+
+One trainer serves Figures 2-5: the multi-head model of Eq. (2) on a stack of independent
+trials (leading batch axis ``B``: each trial has its own data and parameters, and because the
+total loss is the sum of the trials' losses, one backward pass gives every trial its own
+gradient).  Optimizers are full-batch GD, heavy-ball momentum (PyTorch SGD semantics) and
+Adam, with separate step sizes (and Adam epsilons) for the ``U`` and ``W`` blocks so that the
+zero-initialization reduction of ``deora-sec-g-symmetry`` can be run with the same code.
+
+Shapes: ``Xs`` ``(B, n, T, d)``, ``ys`` ``(B, n)``, ``Us`` ``(B, H, T, d)``, ``Ws`` ``(B, H, d, d)``.
+
+Two engines run a sweep over ``H`` (:func:`sweep`):
+
+* ``"heads"`` trains the ``H``-head model itself;
+* ``"reduced"`` trains the single-head recursion that ``H`` heads from zero reproduce exactly
+  (``deora-sec-g-symmetry``), every ``H`` and trial in one batch with per-trial step sizes.
+  Every quantity the figures plot is the same for both (the heads are equal), and the
+  command line checks the agreement on a prefix of every configuration before trusting it.
+
+Run from the command line (one result file per figure)::
+
+    python -m attention_theory run deora head-sweeps --scale full --engine reduced
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from attention_theory._validate import check_int, check_positive
+from attention_theory.deora import dm1
+from attention_theory.deora.dm2 import Teacher, planted_teacher, sample_dm2
+from attention_theory.experiment import Experiment, Part, PartResult, RunContext, nonnegative_int
+
+__all__ = ["TrainSpec", "heads_output", "init_heads", "train_heads",
+           "reduced_single_head_spec", "app_g_dm1_config", "dm1_trials", "dm2_trials", "sweep",
+           "dm2_sweep", "gamma_attn_dm1", "log_steps", "run_figure", "load_figure", "results_dir", "EXPERIMENT"]
+
+OPTIMIZERS = ("gd", "momentum", "adam")
+DTYPE = torch.float64
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainSpec:
+    """How to train: optimizer, per-block step sizes and Adam epsilons, number of steps.
+
+    ``lr_U``/``lr_W`` are the step sizes of the ``U`` and ``W`` blocks (the paper uses one
+    step size ``eta`` for both); ``eps_U``/``eps_W`` Adam's epsilons.  Each may also be a tuple
+    with one value per trial (the batch axis ``B``), which the reduced engine of :func:`sweep`
+    uses to train every ``H`` at once.
+    """
+
+    optimizer: str
+    steps: int
+    lr_U: float | tuple[float, ...]
+    lr_W: float | tuple[float, ...]
+    eps_U: float | tuple[float, ...] = 1e-8
+    eps_W: float | tuple[float, ...] = 1e-8
+    momentum: float = 0.9
+    betas: tuple[float, float] = (0.9, 0.999)
+
+    def __post_init__(self) -> None:
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        check_int(self.steps, "steps", minimum=0)
+        for name in ("lr_U", "lr_W", "eps_U", "eps_W"):
+            value = getattr(self, name)
+            if isinstance(value, (tuple, list)):
+                if not value:
+                    raise ValueError(f"{name} must not be an empty tuple")
+                object.__setattr__(self, name, tuple(check_positive(v, name) for v in value))
+            else:
+                check_positive(value, name)
+        if not 0 <= self.momentum < 1:
+            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
+
+    @classmethod
+    def uniform(cls, optimizer: str, lr: float, steps: int, **kw: Any) -> "TrainSpec":
+        """The paper's setting: one step size for both blocks."""
+        return cls(optimizer=optimizer, steps=steps, lr_U=lr, lr_W=lr, **kw)
+
+
+def heads_output(Us: torch.Tensor, Ws: torch.Tensor, Xs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eq. (2) for every trial and sample: ``(outputs (B, n), attention (B, n, H, T, T))``."""
+    H = Ws.shape[1]
+    Xh = Xs.unsqueeze(2)  # (B, n, 1, T, d), broadcast over heads
+    # batched matmuls rather than one 3-operand einsum: about 1.4x faster forward + backward
+    S = torch.softmax(torch.einsum("bntd,bhde->bnhte", Xs, Ws) @ Xh.transpose(-1, -2), dim=-1)
+    return ((S @ Xh) * Us.unsqueeze(1)).sum(dim=(2, 3, 4)) / math.sqrt(H), S
+
+
+def init_heads(B: int, H: int, T: int, d: int, *, scale: float = 0.0,
+               seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Initial ``(Us, Ws)``: zero (the paper) or i.i.d. ``N(0, scale^2)`` (symmetry breaking)."""
+    B, H, T, d = (check_int(v, k) for k, v in (("B", B), ("H", H), ("T", T), ("d", d)))
+    if scale == 0:
+        return torch.zeros(B, H, T, d, dtype=DTYPE), torch.zeros(B, H, d, d, dtype=DTYPE)
+    check_positive(scale, "scale")
+    g = torch.Generator().manual_seed(seed)
+    return (scale * torch.randn(B, H, T, d, generator=g, dtype=DTYPE),
+            scale * torch.randn(B, H, d, d, generator=g, dtype=DTYPE))
+
+
+def reduced_single_head_spec(spec: TrainSpec, H: int) -> TrainSpec:
+    """The single-head run that H identical heads from zero reproduce (``deora-sec-g-symmetry``).
+
+    With ``V = sqrt(H) U``: GD and momentum take steps ``(eta, eta / H)`` on ``(V, W)``; Adam
+    takes ``(sqrt(H) eta, eta)`` with epsilons ``(sqrt(H) eps, H eps)``.
+    """
+    H = check_int(H, "H")
+    if not all(isinstance(v, (int, float)) for v in (spec.lr_U, spec.lr_W, spec.eps_U, spec.eps_W)):
+        raise TypeError("reduced_single_head_spec needs scalar step sizes and epsilons")
+    if spec.optimizer == "adam":
+        return dataclasses.replace(spec, lr_U=math.sqrt(H) * spec.lr_U, eps_U=math.sqrt(H) * spec.eps_U,
+                                   lr_W=spec.lr_W, eps_W=H * spec.eps_W)
+    return dataclasses.replace(spec, lr_U=spec.lr_U, lr_W=spec.lr_W / H)
+
+
+def _per_trial(value: float | tuple[float, ...], B: int, name: str) -> float | torch.Tensor:
+    """A scalar, or a ``(B, 1, 1, 1)`` tensor broadcasting over each trial's parameter block."""
+    if isinstance(value, tuple):
+        if len(value) != B:
+            raise ValueError(f"{name} has {len(value)} per-trial values for B = {B} trials")
+        return torch.tensor(value, dtype=DTYPE).view(B, 1, 1, 1)
+    return float(value)
+
+
+def log_steps(steps: int, count: int = 60) -> np.ndarray:
+    """About ``count`` log-spaced iteration indices in ``[0, steps]``, always with 0, 1, 10, 100 and ``steps``."""
+    steps = check_int(steps, "steps", minimum=0)
+    pts = np.unique(np.concatenate([np.round(np.logspace(0, math.log10(max(steps, 1)), count)),
+                                    [0, 1, 10, 100, steps]]).astype(int))
+    return pts[pts <= steps]
+
+
+def _alignment(A: torch.Tensor, A_star: torch.Tensor) -> torch.Tensor:
+    """Cosine between each trial's stacked heads ``A`` ``(B, H, ...)`` and H copies of ``A_star`` ``(B, ...)``."""
+    stacked = A_star.unsqueeze(1).expand_as(A)
+    num = (A * stacked).flatten(1).sum(1)
+    den = A.flatten(1).norm(dim=1) * stacked.flatten(1).norm(dim=1)
+    return torch.where(den > 0, num / den.clamp_min(1e-300), torch.zeros_like(num))
+
+
+def train_heads(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, H: int, spec: TrainSpec,
+                init: tuple[torch.Tensor, torch.Tensor] | None = None, record_at: Any = None,
+                relevant: Any = None, teacher: tuple[Any, Any] | None = None,
+                progress: bool = False) -> dict[str, Any]:
+    """Train ``B`` independent trials of the ``H``-head model; log the figures' quantities.
+
+    ``Xtr`` ``(B, n, T, d)``, ``ytr`` ``(B, n)`` in ``{-1, +1}``; test data likewise.
+    ``relevant`` (optional) ``(B, n, T)`` boolean mask of label-relevant tokens (DM1) for the
+    attention score; ``teacher`` (optional) ``(W_star (B, d, d), U_star (B, T, d))`` for the
+    alignments (DM2).  Returns a dict of arrays of shape ``(len(record_at), B)`` plus the final
+    parameters; ``record_at`` defaults to :func:`log_steps`.
+    """
+    Xtr, ytr, Xte, yte = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in (Xtr, ytr, Xte, yte))
+    if Xtr.ndim != 4 or Xte.ndim != 4 or ytr.shape != Xtr.shape[:2] or yte.shape != Xte.shape[:2]:
+        raise ValueError("Xtr/Xte must be (B, n, T, d) and ytr/yte (B, n)")
+    B, _, T, d = Xtr.shape
+    H = check_int(H, "H")
+    Us, Ws = init if init is not None else init_heads(B, H, T, d)
+    if tuple(Us.shape) != (B, H, T, d) or tuple(Ws.shape) != (B, H, d, d):
+        raise ValueError(f"init must have shapes {(B, H, T, d)} and {(B, H, d, d)}")
+    Us, Ws = Us.clone().to(DTYPE), Ws.clone().to(DTYPE)
+    rec = set(int(k) for k in (record_at if record_at is not None else log_steps(spec.steps)))
+    mask = None if relevant is None else torch.as_tensor(np.asarray(relevant, dtype=bool))
+    tW = tU = None
+    if teacher is not None:
+        tW, tU = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in teacher)
+    lr_U, lr_W, eps_U, eps_W = (_per_trial(getattr(spec, k), B, k) for k in ("lr_U", "lr_W", "eps_U", "eps_W"))
+    state = {k: torch.zeros_like(v) for k, v in (("mU", Us), ("vU", Us), ("mW", Ws), ("vW", Ws))}
+    logs: dict[str, list] = {k: [] for k in ("step", "train_loss", "test_loss", "train_acc", "test_acc",
+                                             "avg_W_norm", "avg_U_norm", "margin_min", "margin_mean",
+                                             "head_spread", "attn_score", "align_W", "align_U")}
+    it = range(spec.steps + 1)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=f"H={H} {spec.optimizer}", leave=False)
+    t0 = time.perf_counter()
+    for k in it:
+        Us.requires_grad_(True)
+        Ws.requires_grad_(True)
+        out, S = heads_output(Us, Ws, Xtr)
+        losses = torch.nn.functional.softplus(-ytr * out).mean(dim=1)
+        if k in rec:
+            with torch.no_grad():
+                out_te, _ = heads_output(Us, Ws, Xte)
+                Unorm = Us.flatten(1).norm(dim=1)
+                margins = ytr * out / Unorm.clamp_min(1e-300).unsqueeze(1)
+                logs["step"].append(k)
+                logs["train_loss"].append(losses.detach().numpy().copy())
+                logs["test_loss"].append(torch.nn.functional.softplus(-yte * out_te).mean(1).numpy())
+                logs["train_acc"].append((ytr * out > 0).double().mean(1).numpy())
+                logs["test_acc"].append((yte * out_te > 0).double().mean(1).numpy())
+                logs["avg_W_norm"].append(Ws.flatten(2).norm(dim=2).mean(1).numpy())
+                logs["avg_U_norm"].append((Us.flatten(2).norm(dim=2).sum(1) / math.sqrt(H)).numpy())
+                logs["margin_min"].append(margins.min(1).values.numpy())
+                logs["margin_mean"].append(margins.mean(1).numpy())
+                spread = ((Us - Us[:, :1]).flatten(2).norm(dim=2) + (Ws - Ws[:, :1]).flatten(2).norm(dim=2))
+                logs["head_spread"].append(spread.max(1).values.numpy())
+                logs["attn_score"].append(
+                    np.full(B, np.nan) if mask is None else
+                    (S * mask[:, :, None, None, :]).sum(-1).mean(dim=(1, 2, 3)).numpy())
+                logs["align_W"].append(np.full(B, np.nan) if tW is None else _alignment(Ws, tW).numpy())
+                logs["align_U"].append(np.full(B, np.nan) if tU is None else _alignment(Us, tU).numpy())
+        if k == spec.steps:
+            break
+        gU, gW = torch.autograd.grad(losses.sum(), (Us, Ws))
+        with torch.no_grad():
+            Us, Ws = Us.detach(), Ws.detach()
+            if spec.optimizer == "gd":
+                Us, Ws = Us - lr_U * gU, Ws - lr_W * gW
+            elif spec.optimizer == "momentum":
+                state["mU"] = spec.momentum * state["mU"] + gU
+                state["mW"] = spec.momentum * state["mW"] + gW
+                Us, Ws = Us - lr_U * state["mU"], Ws - lr_W * state["mW"]
+            else:
+                b1, b2 = spec.betas
+                c1, c2 = 1 - b1 ** (k + 1), 1 - b2 ** (k + 1)
+                for blk, g, lr, eps in (("U", gU, lr_U, eps_U), ("W", gW, lr_W, eps_W)):
+                    state["m" + blk] = b1 * state["m" + blk] + (1 - b1) * g
+                    state["v" + blk] = b2 * state["v" + blk] + (1 - b2) * g * g
+                    step = lr * (state["m" + blk] / c1) / ((state["v" + blk] / c2).sqrt() + eps)
+                    if blk == "U":
+                        Us = Us - step
+                    else:
+                        Ws = Ws - step
+    result = {k: np.asarray(v) for k, v in logs.items()}
+    result.update(H=H, optimizer=spec.optimizer, lr_U=spec.lr_U, lr_W=spec.lr_W,
+                  wall_time_s=time.perf_counter() - t0, Us=Us.detach(), Ws=Ws.detach())
+    return result
+
+
+def app_g_dm1_config(**overrides: Any) -> dm1.DM1Config:
+    """DM1 as in App. G: ``T=10, zeta=0.1, d=4, M=2, S=2``, Gaussian noise ``sigma=0.1``.
+
+    The canonical basis of ``R^4`` scaled to norm ``S`` gives ``mu_+, mu_-, nu_1, nu_2``; the
+    Gaussian noise is unbounded, so Assumption 3 holds only approximately (erratum E17).
+    """
+    base = dict(T=10, d=4, M=2, S=2.0, zeta=0.1, Z_mu=0.0, Z_nu=0.0, Z_perp=0.0,
+                noise="gaussian", sigma=0.1, relevant="uniform")
+    base.update(overrides)
+    return dm1.DM1Config(**base)
+
+
+def gamma_attn_dm1(cfg: dm1.DM1Config) -> float:
+    """``gamma_attn = S sqrt(T / 2)`` (``deora-eq-9``, one relevant token); ``2 sqrt 5`` in App. G."""
+    return cfg.S * math.sqrt(cfg.T / 2)
+
+
+def dm1_trials(trials: int, n_train: int, n_test: int, *, cfg: dm1.DM1Config | None = None,
+               seed: int = 0) -> dict[str, Any]:
+    """Stacked DM1 data sets (train seeds ``seed + trial``, test seeds ``20_000 + seed + trial``).
+
+    Returns ``Xtr (B, n, T, d)``, ``ytr (B, n)``, ``rel_tr (B, n, T)`` and the same for the test set.
+    """
+    cfg = cfg or app_g_dm1_config()
+    tr = [dm1.sample(cfg, n_train, seed=seed + j) for j in range(check_int(trials, "trials"))]
+    te = [dm1.sample(cfg, n_test, seed=20_000 + seed + j) for j in range(trials)]
+    return dict(Xtr=np.stack([s.X for s in tr]), ytr=np.stack([s.y for s in tr]),
+                rel_tr=np.stack([s.relevant for s in tr]), Xte=np.stack([s.X for s in te]),
+                yte=np.stack([s.y for s in te]), rel_te=np.stack([s.relevant for s in te]),
+                config=dataclasses.asdict(cfg))
+
+
+def dm2_trials(trials: int, n_train: int, n_test: int, *, T: int = 10, d: int = 5,
+               W_norm: float = 3.0, gamma_dm2: float = 0.2, seed: int = 0) -> dict[str, Any]:
+    """Stacked DM2 data sets, one planted teacher per trial (seeds ``seed + trial``)."""
+    Xtr, ytr, Xte, yte, Wst, Ust, acc = [], [], [], [], [], [], []
+    for j in range(check_int(trials, "trials")):
+        teacher: Teacher = planted_teacher(T, d, W_norm=W_norm, seed=seed + j)
+        X, y, a = sample_dm2(n_train, teacher, gamma_dm2=gamma_dm2, seed=10_000 + seed + j)
+        Xt, yt, _ = sample_dm2(n_test, teacher, gamma_dm2=gamma_dm2, seed=20_000 + seed + j)
+        Xtr.append(X), ytr.append(y), Xte.append(Xt), yte.append(yt)
+        Wst.append(teacher.W), Ust.append(teacher.U), acc.append(a)
+    return dict(Xtr=np.stack(Xtr), ytr=np.stack(ytr), Xte=np.stack(Xte), yte=np.stack(yte),
+                W_star=np.stack(Wst), U_star=np.stack(Ust), acceptance=np.array(acc))
+
+
+LR_RULES = ("sqrtH", "constant")
+
+
+def _eta(lr_rule: str, lr: float, H: int) -> float:
+    return lr * math.sqrt(H) if lr_rule == "sqrtH" else lr
+
+
+def sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
+          lr_rule: str = "sqrtH", lr: float = 1.0, engine: str = "heads", record_at: Any = None,
+          init_scale: float = 0.0, progress: bool = False) -> dict[int, dict[str, Any]]:
+    """Train every ``H`` in ``Hs`` from zero on the stacked trials of ``data``; step ``lr sqrt(H)`` or ``lr``.
+
+    ``data`` comes from :func:`dm1_trials` (the attention score on relevant tokens is logged) or
+    :func:`dm2_trials` (the alignments with the teacher are logged).  ``engine="reduced"`` runs
+    the exact single-head reduction of ``deora-sec-g-symmetry`` for all ``H`` in one batch; its
+    logs equal the ``H``-head logs (same loss, margins, average norms, attention, alignments; the
+    head spread is 0 by construction) and its returned ``Us`` are ``V / sqrt(H)`` repeated ``H`` times.
+    ``init_scale > 0`` starts the ``"heads"`` engine from i.i.d. ``N(0, init_scale^2)`` entries
+    (seed ``H``), the symmetry-breaking variant; the reduction does not apply there.
+    """
+    if lr_rule not in LR_RULES:
+        raise ValueError(f"lr_rule must be one of {LR_RULES}, got {lr_rule!r}")
+    if engine not in ("heads", "reduced"):
+        raise ValueError(f"engine must be 'heads' or 'reduced', got {engine!r}")
+    if not Hs:
+        raise ValueError("Hs must not be empty")
+    Hs = [check_int(H, "H") for H in Hs]
+    check_positive(lr, "lr")
+    check_positive(init_scale, "init_scale", allow_zero=True)
+    if engine == "reduced" and init_scale > 0:
+        raise ValueError("the reduced engine holds only from the zero initialization (init_scale = 0)")
+    teacher = (data["W_star"], data["U_star"]) if "W_star" in data else None
+    relevant = data.get("rel_tr")
+    if engine == "heads":
+        B, _, T, d = np.shape(data["Xtr"])
+        return {H: train_heads(data["Xtr"], data["ytr"], data["Xte"], data["yte"], H=H,
+                               spec=TrainSpec.uniform(optimizer, _eta(lr_rule, lr, H), steps),
+                               init=init_heads(B, H, T, d, scale=init_scale, seed=H), relevant=relevant, teacher=teacher, record_at=record_at, progress=progress)
+                for H in Hs}
+    B = data["Xtr"].shape[0]
+    specs = [reduced_single_head_spec(TrainSpec.uniform(optimizer, _eta(lr_rule, lr, H), steps), H) for H in Hs]
+    per_trial = {k: tuple(float(getattr(sp, k)) for sp in specs for _ in range(B))
+                 for k in ("lr_U", "lr_W", "eps_U", "eps_W")}
+    stacked = dataclasses.replace(specs[0], **per_trial)
+    rep = len(Hs)
+    tile = (lambda a: None if a is None else np.concatenate([np.asarray(a)] * rep))  # noqa: E731
+    run = train_heads(tile(data["Xtr"]), tile(data["ytr"]), tile(data["Xte"]), tile(data["yte"]), H=1,
+                      spec=stacked, relevant=tile(relevant), record_at=record_at, progress=progress,
+                      teacher=None if teacher is None else (tile(teacher[0]), tile(teacher[1])))
+    out = {}
+    for i, (H, sp) in enumerate(zip(Hs, specs)):
+        sl = slice(i * B, (i + 1) * B)
+        r = {k: (v[:, sl] if isinstance(v, np.ndarray) and v.ndim == 2 else v) for k, v in run.items()}
+        r.update(H=H, lr_U=sp.lr_U, lr_W=sp.lr_W, engine="reduced",
+                 Us=(run["Us"][sl] / math.sqrt(H)).expand(-1, H, -1, -1), Ws=run["Ws"][sl].expand(-1, H, -1, -1))
+        out[H] = r
+    return out
+
+
+def dm2_sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
+              lr_rule: str = "sqrtH", lr: float = 1.0, progress: bool = False) -> dict[int, dict[str, Any]]:
+    """:func:`sweep` with the ``"heads"`` engine (kept for the DM2 chapter)."""
+    return sweep(data, Hs, optimizer, steps=steps, lr_rule=lr_rule, lr=lr, progress=progress)
+
+
+# ---------------------------------------------------------------------------
+# Command line: the full sweeps (Figures 2-5) with provenance.
+# ---------------------------------------------------------------------------
+
+#: figure -> data model and list of (optimizer, lr_rule, lr, steps at full scale, steps at smoke scale)
+FIGURE_SETTINGS: dict[str, dict[str, Any]] = {
+    "fig2": {"data": "dm1", "runs": [("gd", "constant", 1.0, 20_000, 500)]},
+    # the book's variant (not in the paper): Figure 2's GD from a small random start, heads engine
+    # (logged on Figure 2's step grid, so that the two runs can be compared step by step)
+    "fig2-random": {"data": "dm1", "init_scale": 0.01, "Hs": [1, 4, 16, 64], "grid_of": "fig2",
+                    "runs": [("gd", "constant", 1.0, 2000, 300)]},
+    "fig3": {"data": "dm1", "runs": [("gd", "sqrtH", 1.0, 20_000, 500), ("adam", "constant", 0.06, 2000, 300)]},
+    "fig4": {"data": "dm2", "runs": [("gd", "sqrtH", 1.0, 3000, 300)]},
+    "fig5": {"data": "dm2", "runs": [("momentum", "sqrtH", 1.0, 3000, 300), ("adam", "constant", 0.01, 3000, 300)]},
+}
+
+SCALES = {
+    "dm1": {"full": dict(trials=5, n_train=100, n_test=300, Hs=[1, 2, 4, 8, 16, 32, 64]),
+            "smoke": dict(trials=2, n_train=100, n_test=300, Hs=[1, 4, 16])},
+    "dm2": {"full": dict(trials=5, n_train=1000, n_test=3000, Hs=[1, 2, 4, 8, 16, 32]),
+            "smoke": dict(trials=2, n_train=200, n_test=600, Hs=[1, 4, 16])},
+}
+
+
+def run_key(optimizer: str, lr_rule: str, lr: float) -> str:
+    """The key of one optimizer setting in a result file, e.g. ``"gd:sqrtH:1.0"``."""
+    return f"{optimizer}:{lr_rule}:{float(lr)}"
+
+
+def _summarize(run: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in run.items()
+            if k not in ("Us", "Ws")}
+
+
+def _prefix_agreement(data: dict[str, Any], Hs: list[int], opt: str, rule: str, lr: float,
+                      steps: int) -> dict[str, float]:
+    """Largest gaps between the two engines over the first ``steps`` steps (every logged quantity)."""
+    rec = list(range(steps + 1))
+    a = sweep(data, Hs, opt, steps=steps, lr_rule=rule, lr=lr, engine="heads", record_at=rec)
+    b = sweep(data, Hs, opt, steps=steps, lr_rule=rule, lr=lr, engine="reduced", record_at=rec)
+    keys = ("train_loss", "test_loss", "avg_W_norm", "avg_U_norm", "margin_mean", "attn_score", "align_W")
+    gap = max(float(np.nanmax(np.abs(a[H][k] - b[H][k]), initial=0.0)) for H in Hs for k in keys)
+    params = max(max(float((a[H]["Us"] - b[H]["Us"]).abs().max()), float((a[H]["Ws"] - b[H]["Ws"]).abs().max()))
+                 for H in Hs)
+    spread = max(float(a[H]["head_spread"].max()) for H in Hs)
+    return {"steps": steps, "max_log_gap": gap, "max_param_gap": params, "max_head_spread": spread}
+
+
+def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_prefix: int = 0,
+               progress: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run one figure's sweeps; returns ``(data block, config)`` for :func:`~attention_theory.results.write_result`."""
+    if fig not in FIGURE_SETTINGS:
+        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
+    if scale not in ("smoke", "full"):
+        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
+    model = FIGURE_SETTINGS[fig]["data"]
+    init_scale = FIGURE_SETTINGS[fig].get("init_scale", 0.0)
+    if init_scale > 0:
+        engine = "heads"
+    cfg = dict(SCALES[model][scale], data_model=model, seed=0, engine=engine, figure=fig, init_scale=init_scale)
+    if scale == "full" and "Hs" in FIGURE_SETTINGS[fig]:
+        cfg["Hs"] = FIGURE_SETTINGS[fig]["Hs"]
+    if model == "dm1":
+        data = dm1_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], seed=cfg["seed"])
+        cfg.update(dm1=data["config"], gamma_attn=gamma_attn_dm1(app_g_dm1_config()))
+    else:
+        cfg.update(T=10, d=5, W_norm=3.0, gamma_dm2=0.2)
+        data = dm2_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], T=10, d=5, W_norm=3.0,
+                          gamma_dm2=0.2, seed=cfg["seed"])
+    runs, checks, settings = {}, {}, []
+    for opt, rule, lr, k_full, k_smoke in FIGURE_SETTINGS[fig]["runs"]:
+        steps = k_full if scale == "full" else k_smoke
+        settings.append(dict(optimizer=opt, lr_rule=rule, lr=lr, steps=steps))
+        key = run_key(opt, rule, lr)
+        if engine == "reduced" and verify_prefix:
+            checks[key] = _prefix_agreement(data, cfg["Hs"], opt, rule, lr, min(verify_prefix, steps))
+            if progress:
+                print(f"{fig} {key}: engines agree on the first {verify_prefix} steps: {checks[key]}")
+        record_at = None
+        if "grid_of" in FIGURE_SETTINGS[fig]:
+            other = FIGURE_SETTINGS[FIGURE_SETTINGS[fig]["grid_of"]]["runs"][0]
+            grid = log_steps(other[3] if scale == "full" else other[4])
+            record_at = np.union1d(grid[grid <= steps], log_steps(steps))
+        runs[key] = {str(H): _summarize(r) for H, r in
+                     sweep(data, cfg["Hs"], opt, steps=steps, lr_rule=rule, lr=lr, engine=engine,
+                           init_scale=init_scale, record_at=record_at, progress=progress).items()}
+    cfg["settings"] = settings
+    block = {"runs": runs, "engine_agreement": checks}
+    if model == "dm2":
+        block["acceptance"] = data["acceptance"].tolist()
+    return block, cfg
+
+
+def results_dir() -> Path:
+    """The committed full-scale results: ``<repository>/results/deora-experiments``."""
+    from attention_theory.results import repo_results_dir
+
+    return repo_results_dir("deora-experiments")
+
+
+def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
+    """A result file of this experiment as arrays: ``{"runs": {key: {H: logs}}, "provenance", "config", ...}``.
+
+    ``logs`` hold arrays of shape ``(n_logged, trials)`` as :func:`train_heads` returns them.
+    """
+    from attention_theory.results import read_result
+
+    if fig not in FIGURE_SETTINGS:
+        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
+    obj = read_result(Path(path) if path is not None else results_dir() / f"{fig}.json")
+    runs = {key: {int(H): {k: (np.asarray(v, dtype=float) if isinstance(v, list) else v) for k, v in r.items()}
+                  for H, r in per_h.items()}
+            for key, per_h in obj["data"]["runs"].items()}
+    return {"runs": runs, "provenance": obj["provenance"], "config": obj["provenance"].get("config", {}),
+            **{k: v for k, v in obj["data"].items() if k != "runs"}}
+
+
+def _options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--engine", choices=("heads", "reduced"), default="heads",
+                    help="'heads' trains the H-head model; 'reduced' its exact single-head reduction")
+    ap.add_argument("--verify-prefix", type=nonnegative_int, default=0,
+                    help="with --engine reduced: compare both engines on this many first steps")
+
+
+def _figure_part(fig: str):
+    def run(ctx: RunContext) -> PartResult:
+        o = ctx.options
+        block, cfg = run_figure(fig, scale=ctx.scale, engine=o.engine, verify_prefix=o.verify_prefix,
+                                progress=ctx.progress)
+        return PartResult(cfg, block)
+
+    return run
+
+
+EXPERIMENT = Experiment(
+    paper="deora", name="head-sweeps",
+    description="Deora et al., App. G: multi-head attention trained from zero, varying H (Figures 2-5).",
+    results="deora-experiments",
+    parts=tuple(Part(fig, _figure_part(fig), FIGURE_SETTINGS[fig].get("help", "")) for fig in sorted(FIGURE_SETTINGS)),
+    add_options=_options,
+)

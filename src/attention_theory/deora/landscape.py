@@ -1,0 +1,183 @@
+"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.landscape` evaluates.
+
+The checks themselves (Checks of Deora et al.'s loss-landscape properties (Chapter 3 of the book): Lemma 6,) live in :mod:`attention_theory.deora.checks.landscape`;
+this module holds what they compute, so chapters and experiments can use it without
+importing a check.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+import scipy.optimize as so
+import torch
+
+from attention_theory.config import cached_per_scale, pick, scale
+from attention_theory.deora import model as md
+from attention_theory.foundations import hessian as hs
+from attention_theory.foundations.tensors import f64
+
+__all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
+
+
+DT = torch.float64
+
+
+def risk_fn(Xs: Any, ys: Any, H: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``theta -> L^(theta)`` (logistic empirical risk of Eq. (2)) for fixed data ``Xs (n,T,d)``, ``ys (n,)``."""
+    Xs, ys = f64(Xs), f64(ys)
+    return lambda th: md.empirical_risk(th, Xs, ys, H)
+
+
+def risk_batch(thetas: torch.Tensor, Xs: Any, ys: Any, H: int) -> torch.Tensor:
+    """Empirical risk at many parameter vectors at once: ``thetas (m, p) -> (m,)``."""
+    Xs, ys = f64(Xs), f64(ys)
+    n, T, d = Xs.shape
+    m = thetas.shape[0]
+    blocks = thetas.reshape(m, H, md.head_size(T, d))
+    Us = blocks[:, :, :T * d].reshape(m, H, T, d)
+    Ws = blocks[:, :, T * d:].reshape(m, H, d, d)
+    XW = torch.einsum("ntd,mhde->mnhte", Xs, Ws)
+    S = torch.softmax(torch.einsum("mnhte,nse->mnhts", XW, Xs), dim=-1)
+    SX = torch.einsum("mnhts,nsd->mnhtd", S, Xs)
+    out = torch.einsum("mnhtd,mhtd->mn", SX, Us) / math.sqrt(H)
+    return torch.nn.functional.softplus(-ys * out).mean(dim=1)
+
+
+def norm_2inf(theta: Any, H: int, T: int, d: int) -> float:
+    """``||theta~||_{2,inf} = max_h ||theta_h||``."""
+    th = f64(theta).reshape(H, md.head_size(T, d))
+    return float(torch.linalg.norm(th, dim=1).max())
+
+
+def max_U_norm(theta: Any, H: int, T: int, d: int) -> float:
+    """``m_U = max_h ||U_h||_F`` (Lemma 6; the footnote's sharper choice)."""
+    Us, _ = md.unpack_heads(f64(theta), H, T, d)
+    return float(torch.linalg.norm(Us.reshape(H, -1), dim=1).max())
+
+
+def random_heads(rng: np.random.Generator, H: int, T: int, d: int, *, u_scale: float = 1.0,
+                 w_scale: float = 1.0) -> torch.Tensor:
+    """IID heads: ``U_h`` entries ``N(0, u_scale^2/(T d))``, ``W_h`` entries ``N(0, w_scale^2/d^2)``,
+    so ``E ||U_h||_F^2 = u_scale^2`` and ``E ||W_h||_F^2 = w_scale^2``; flat ``(H (Td + d^2),)``."""
+    Us = rng.standard_normal((H, T, d)) * u_scale / math.sqrt(T * d)
+    Ws = rng.standard_normal((H, d, d)) * w_scale / d
+    return md.pack_heads(Us, Ws)
+
+
+def segment_max(values_at: Callable[[np.ndarray], np.ndarray], *, grid: int = 201,
+                refine: bool = True) -> tuple[float, float]:
+    """Maximum of a scalar function of ``alpha in [0, 1]``: grid plus bounded refinement.
+
+    ``values_at(alphas (m,)) -> (m,)``.  Returns ``(max value, argmax alpha)``.
+    """
+    al = np.linspace(0.0, 1.0, grid)
+    v = np.asarray(values_at(al), dtype=np.float64)
+    i = int(np.argmax(v))
+    best, arg = float(v[i]), float(al[i])
+    if refine and 0 < i < grid - 1:
+        res = so.minimize_scalar(lambda a: -float(values_at(np.array([a]))[0]),
+                                 bounds=(al[i - 1], al[i + 1]), method="bounded",
+                                 options={"xatol": 1e-12})
+        if -res.fun > best:
+            best, arg = float(-res.fun), float(res.x)
+    return best, arg
+
+
+def loss_hessian_decomposition(theta: torch.Tensor, Xs: Any, ys: Any, H: int, *,
+                               terms: tuple[bool, bool] = (True, True),
+                               curvature_sign: float = 1.0) -> torch.Tensor:
+    """Eq. (65): ``(1/n) sum_i [l''_i grad Phi_i grad Phi_i^T + l'_i y_i Hess Phi_i]``, ``(p, p)``.
+
+    ``terms`` switches the Gauss-Newton and the curvature term on or off and
+    ``curvature_sign`` multiplies the second (for negative controls).
+    """
+    Xs, ys = f64(Xs), f64(ys)
+    n, T, d = Xs.shape
+
+    def phi(th: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        Us, Ws = md.unpack_heads(th, H, T, d)
+        return md.multi_head(X, Ws, Us)
+
+    p = theta.numel()
+    out = torch.zeros(p, p, dtype=DT)
+    for i in range(n):
+        z = ys[i] * phi(theta, Xs[i])
+        l1 = -torch.sigmoid(-z)                       # l'(z)
+        l2 = torch.sigmoid(z) * torch.sigmoid(-z)     # l''(z)
+        g = torch.func.grad(phi)(theta, Xs[i])
+        if terms[0]:
+            out = out + l2 * torch.outer(g, g)
+        if terms[1]:
+            out = out + curvature_sign * l1 * ys[i] * torch.func.hessian(phi)(theta, Xs[i])
+    return out / n
+
+
+def loss_and_grad(loss, th):
+    t = th.detach().clone().requires_grad_(True)
+    v = loss(t)
+    (g,) = torch.autograd.grad(v, t)
+    return v.detach(), g.detach()
+
+
+@cached_per_scale(maxsize=4)
+def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int = 8,
+                            u_scale: float = 2.0, w_scale: float = 3.0, seed: int = 104,
+                            exact_limit: int = 160) -> dict[str, list]:
+    """``lambda_min(Hess L)`` and ``L`` at IID random heads of fixed norms (``||U_h||_F = u_scale``,
+    ``||W_h||_F = w_scale``) for each ``H`` (fixed data).
+
+    Heads are drawn once for the largest ``H`` and the first ``H`` are used, so the
+    per-head norms are comparable across ``H``.  Exact Hessians up to ``exact_limit``
+    parameters, Lanczos beyond; at every ``H`` with an exact value whose size allows it,
+    Lanczos is also run, for validation.  Returns lists keyed ``H``, ``lam``, ``L``,
+    ``b`` (``||theta||_{2,inf}``), ``method``, ``lanczos`` (Lanczos value or None).
+    """
+    rng = np.random.default_rng(seed)
+    Xs, ys = md.sample_bounded_tokens(n, T, d, 1.0, seed=seed)
+    Hmax = max(Hs)
+    Us = rng.standard_normal((Hmax, T, d))
+    Ws = rng.standard_normal((Hmax, d, d))
+    Us *= u_scale / np.linalg.norm(Us.reshape(Hmax, -1), axis=1)[:, None, None]   # fixed per-head norms
+    Ws *= w_scale / np.linalg.norm(Ws.reshape(Hmax, -1), axis=1)[:, None, None]
+    full = md.pack_heads(Us, Ws)
+    p1 = md.head_size(T, d)
+    out: dict[str, list] = {k: [] for k in ("H", "lam", "L", "b", "method", "lanczos")}
+    from tqdm.auto import tqdm
+
+    for H in tqdm(Hs, desc="heads", leave=False, disable=scale() == "smoke"):
+        th = full[:H * p1].clone()
+        loss = risk_fn(Xs, ys, H)
+        L = float(loss(th))
+        exact = th.numel() <= exact_limit
+        lam = hs.lambda_min(loss, th, method="exact" if exact else "lanczos", seed=seed, ncv=100)
+        lz = (hs.lambda_min(loss, th, method="lanczos", seed=seed, ncv=100)
+              if exact and th.numel() >= 30 else None)
+        for k, v in (("H", H), ("lam", lam), ("L", L), ("b", norm_2inf(th, H, T, d)),
+                     ("method", "exact" if exact else "lanczos"), ("lanczos", lz)):
+            out[k].append(v)
+    out["T"], out["d"] = [T], [d]
+    return out
+
+
+def heads_grid() -> tuple[int, ...]:
+    return pick((1, 2, 4, 8, 16, 32, 64, 128, 256),
+                (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096))
+
+
+def glqc_1d_ratio(c: float, f: np.ndarray, g0: float, g1: float) -> float:
+    """Solve ``g'' = -c g + f`` on ``[0, 1]`` with ``g(0) = g0``, ``g(1) = g1`` (finite
+    differences on the grid of ``f``) and return ``max g / (g0 v g1)``."""
+    N = f.size
+    h = 1.0 / (N - 1)
+    m = N - 2
+    main = np.full(m, -2.0 / h**2 + c)
+    off = np.full(m - 1, 1.0 / h**2)
+    A = np.diag(main) + np.diag(off, 1) + np.diag(off, -1)
+    rhs = f[1:-1].copy()
+    rhs[0] -= g0 / h**2
+    rhs[-1] -= g1 / h**2
+    g = np.concatenate([[g0], np.linalg.solve(A, rhs), [g1]])
+    return float(g.max() / max(g0, g1)) if g.min() > 0 else float("nan")

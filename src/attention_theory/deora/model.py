@@ -1,0 +1,318 @@
+"""Deora et al.'s attention models (Eqs. 1-2), their risk, and Lemma 1's calculus (torch, float64).
+
+Shapes (``T`` tokens, ``d`` features, ``H`` heads, ``n`` samples):
+
+* ``X``: ``(T, d)``, rows are tokens ``x_t``;  ``W``: ``(d, d)``;  ``U``: ``(T, d)``, rows ``u_t``.
+* multi-head ``Ws``: ``(H, d, d)``, ``Us``: ``(H, T, d)``.
+* flat parameters ``theta``: ``(H * (T*d + d*d),)``, head ``h`` occupying one block
+  ``concat(vec U_h, vec W_h)`` where ``vec`` is the row-major flattening
+  (:func:`pack_heads` / :func:`unpack_heads`).
+
+The score vector of query ``t`` is ``g_t = X W^T x_t`` (the ``t``-th row of ``X W X^T``),
+``s_t = softmax(g_t)`` and ``phi'(v) = diag(phi(v)) - phi(v) phi(v)^T``.
+
+All functions accept numpy arrays or tensors and compute in float64.  They are
+differentiable (no in-place operations), so ``torch.func`` can be applied to them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from attention_theory._validate import as_tensor
+
+__all__ = [
+    "as_tensor",
+    "attention_matrix",
+    "softmax_jacobian_t",
+    "single_head",
+    "pooling_U",
+    "last_token_U",
+    "single_head_pooling",
+    "single_head_last_token",
+    "multi_head",
+    "multi_head_loop",
+    "pack_heads",
+    "unpack_heads",
+    "head_size",
+    "empirical_risk",
+    "grad_U",
+    "grad_W",
+    "hvp_WU",
+    "hvp_WW",
+    "hessian_closed_form",
+    "sample_bounded_tokens",
+]
+
+DTYPE = torch.float64
+
+
+def _check_XW(X: Any, W: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    X = as_tensor(X, "X", ndim=2)
+    d = X.shape[1]
+    W = as_tensor(W, "W", shape=(d, d))
+    return X, W
+
+
+def attention_matrix(X: Any, W: Any) -> torch.Tensor:
+    """``phi(X W X^T)``, row-wise softmax, shape ``(T, T)``; row ``t`` is ``s_t = phi(X W^T x_t)``."""
+    X, W = _check_XW(X, W)
+    return torch.softmax(X @ W @ X.T, dim=-1)
+
+
+def softmax_jacobian_t(v: torch.Tensor) -> torch.Tensor:
+    """Torch version of ``phi'(v) = diag(phi(v)) - phi(v) phi(v)^T`` for ``v`` of shape ``(..., T)``.
+
+    Returns ``(..., T, T)``; reuses no numpy so it is differentiable.
+    """
+    s = torch.softmax(v, dim=-1)
+    return torch.diag_embed(s) - s.unsqueeze(-1) * s.unsqueeze(-2)
+
+
+def single_head(X: Any, W: Any, U: Any) -> torch.Tensor:
+    """Eq. (1): ``Phi(X; W, U) = <U, phi(X W X^T) X>``, a 0-d tensor.
+
+    ``X``: ``(T, d)``, ``W``: ``(d, d)``, ``U``: ``(T, d)`` (full projection).
+    """
+    X, W = _check_XW(X, W)
+    U = as_tensor(U, "U", shape=tuple(X.shape))
+    return torch.sum(U * (torch.softmax(X @ W @ X.T, dim=-1) @ X))
+
+
+def pooling_U(u: Any, T: int) -> torch.Tensor:
+    """Pooling variant (ii): ``U = 1_T u^T``, shape ``(T, d)`` from ``u`` of shape ``(d,)``."""
+    u = as_tensor(u, "u", ndim=1)
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"T must be a positive integer, got {T!r}")
+    return torch.ones(int(T), 1, dtype=DTYPE) * u.unsqueeze(0)
+
+
+def last_token_U(u: Any, T: int) -> torch.Tensor:
+    """Last-token variant (iii): ``U = [0_{d x (T-1)}  u]^T``, shape ``(T, d)``."""
+    u = as_tensor(u, "u", ndim=1)
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"T must be a positive integer, got {T!r}")
+    return torch.cat([torch.zeros(int(T) - 1, u.shape[0], dtype=DTYPE), u.unsqueeze(0)], dim=0)
+
+
+def single_head_pooling(X: Any, W: Any, u: Any) -> torch.Tensor:
+    """``Phi_pool = u^T X^T phi(X W X^T)^T 1_T`` (variant (ii)); ``u``: ``(d,)``."""
+    X, W = _check_XW(X, W)
+    u = as_tensor(u, "u", shape=(X.shape[1],))
+    return single_head(X, W, pooling_U(u, X.shape[0]))
+
+
+def single_head_last_token(X: Any, W: Any, u: Any) -> torch.Tensor:
+    """``Phi_last = u^T X^T phi(X W^T x_T)`` (variant (iii)); ``u``: ``(d,)``."""
+    X, W = _check_XW(X, W)
+    u = as_tensor(u, "u", shape=(X.shape[1],))
+    return single_head(X, W, last_token_U(u, X.shape[0]))
+
+
+def _check_heads(X: Any, Ws: Any, Us: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    X = as_tensor(X, "X", ndim=2)
+    T, d = X.shape
+    Ws = as_tensor(Ws, "Ws", shape=(None, d, d))
+    Us = as_tensor(Us, "Us", shape=(Ws.shape[0], T, d))
+    return X, Ws, Us
+
+
+def multi_head(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
+    """Eq. (2), vectorized over heads: ``(1/sqrt(H)) sum_h <U_h, phi(X W_h X^T) X>`` (0-d tensor).
+
+    ``X``: ``(T, d)``; ``Ws``: ``(H, d, d)``; ``Us``: ``(H, T, d)``.
+    """
+    X, Ws, Us = _check_heads(X, Ws, Us)
+    H = Ws.shape[0]
+    S = torch.softmax(torch.einsum("td,hde,se->hts", X, Ws, X), dim=-1)  # (H, T, T)
+    return torch.einsum("hts,sd,htd->", S, X, Us) / math.sqrt(H)
+
+
+def multi_head_loop(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
+    """Reference implementation of Eq. (2): an explicit Python loop over heads."""
+    X, Ws, Us = _check_heads(X, Ws, Us)
+    H = Ws.shape[0]
+    total = torch.zeros((), dtype=DTYPE)
+    for h in range(H):
+        total = total + single_head(X, Ws[h], Us[h])
+    return total / math.sqrt(H)
+
+
+def head_size(T: int, d: int) -> int:
+    """Number of parameters of one head, ``T d + d^2``."""
+    return int(T) * int(d) + int(d) * int(d)
+
+
+def pack_heads(Us: Any, Ws: Any) -> torch.Tensor:
+    """``theta = concat_h(vec U_h, vec W_h)``, shape ``(H (T d + d^2),)`` (row-major ``vec``)."""
+    Us = as_tensor(Us, "Us", ndim=3)
+    H, T, d = Us.shape
+    Ws = as_tensor(Ws, "Ws", shape=(H, d, d))
+    return torch.cat([Us.reshape(H, T * d), Ws.reshape(H, d * d)], dim=1).reshape(-1)
+
+
+def unpack_heads(theta: Any, H: int, T: int, d: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Inverse of :func:`pack_heads`: returns ``(Us (H, T, d), Ws (H, d, d))``."""
+    for name, v in (("H", H), ("T", T), ("d", d)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, got {v!r}")
+        if v < 1:
+            raise ValueError(f"{name} must be >= 1, got {v}")
+    theta = as_tensor(theta, "theta", ndim=1)
+    p = head_size(T, d)
+    if theta.shape[0] != H * p:
+        raise ValueError(f"theta must have H (T d + d^2) = {H * p} entries, got {theta.shape[0]}")
+    blocks = theta.reshape(H, p)
+    return blocks[:, :T * d].reshape(H, T, d), blocks[:, T * d:].reshape(H, d, d)
+
+
+def empirical_risk(theta: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
+    """Logistic empirical risk ``(1/n) sum_i log(1 + exp(-y_i Phi~(X_i; theta)))`` (0-d tensor).
+
+    ``theta``: flat ``(H (T d + d^2),)``; ``Xs``: ``(n, T, d)``; ``ys``: ``(n,)`` in ``{-1, +1}``.
+    Uses ``softplus`` so large margins neither overflow nor lose precision.
+    """
+    Xs = as_tensor(Xs, "Xs", ndim=3)
+    n, T, d = Xs.shape
+    ys = as_tensor(ys, "ys", shape=(n,))
+    if not bool(torch.all((ys == 1) | (ys == -1))):
+        raise ValueError("ys must contain only -1 and +1")
+    Us, Ws = unpack_heads(theta, H, T, d)
+    S = torch.softmax(torch.einsum("ntd,hde,nse->nhts", Xs, Ws, Xs), dim=-1)
+    out = torch.einsum("nhts,nsd,htd->n", S, Xs, Us) / math.sqrt(H)
+    return torch.nn.functional.softplus(-ys * out).mean()
+
+
+# ---------------------------------------------------------------------------
+# Lemma 1 (alias Lemma 4) closed forms
+# ---------------------------------------------------------------------------
+
+Jacobian = Callable[[torch.Tensor], torch.Tensor]
+
+
+def _scores(X: torch.Tensor, W: torch.Tensor, transpose: bool = True) -> torch.Tensor:
+    """``G[t] = g_t = X W^T x_t`` (``transpose=True``, the paper) or ``X W x_t``; shape ``(T, T)``."""
+    return X @ W @ X.T if transpose else X @ W.T @ X.T
+
+
+def grad_U(X: Any, W: Any) -> torch.Tensor:
+    """Lemma 1 item 1: ``grad_U Phi = phi(X W X^T) X``, shape ``(T, d)``."""
+    X, W = _check_XW(X, W)
+    return torch.softmax(X @ W @ X.T, dim=-1) @ X
+
+
+def grad_W(X: Any, W: Any, U: Any, *, jacobian: Jacobian = softmax_jacobian_t,
+           transpose: bool = True) -> torch.Tensor:
+    """Lemma 1 item 2: ``grad_W Phi = sum_t x_t u_t^T X^T phi'(g_t) X``, shape ``(d, d)``.
+
+    ``jacobian`` and ``transpose`` (``g_t = X W^T x_t`` when True, ``X W x_t``
+    otherwise) exist so that checks can evaluate wrong variants of the formula.
+    """
+    X, W = _check_XW(X, W)
+    U = as_tensor(U, "U", shape=tuple(X.shape))
+    G = _scores(X, W, transpose)                       # (T, T), row t = g_t
+    J = jacobian(G)                                    # (T, T, T), J[t] = phi'(g_t)
+    Z = U @ X.T                                        # (T, T), row t = (X u_t)^T
+    return torch.einsum("ti,tk,tkl,lj->ij", X, Z, J, X)
+
+
+def hvp_WU(X: Any, W: Any, a: Any, b: Any, *, jacobian: Jacobian = softmax_jacobian_t) -> torch.Tensor:
+    """Lemma 1 item 3: ``grad_W <a, grad_U Phi b> = sum_t a_t x_t b^T X^T phi'(g_t) X``, ``(d, d)``.
+
+    ``a``: ``(T,)``, ``b``: ``(d,)``.  Equals the mixed Hessian applied to ``a b^T``.
+    """
+    X, W = _check_XW(X, W)
+    T, d = X.shape
+    a = as_tensor(a, "a", shape=(T,))
+    b = as_tensor(b, "b", shape=(d,))
+    J = jacobian(X @ W @ X.T)
+    return torch.einsum("t,ti,k,tkl,lj->ij", a, X, X @ b, J, X)
+
+
+def hvp_WW(X: Any, W: Any, U: Any, c: Any, b: Any, *, jacobian: Jacobian = softmax_jacobian_t,
+           terms: tuple[bool, bool, bool] = (True, True, True)) -> torch.Tensor:
+    """Lemma 1 item 4: ``grad_W <c, grad_W Phi b> = sum_t (c^T x_t) x_t d_t^T phi'(g_t) X``, ``(d, d)``.
+
+    ``d_t = diag(X b) X u_t - (s_t^T X b) X u_t - (s_t^T X u_t) X b``.  ``terms`` switches
+    the three terms of ``d_t`` on or off (for negative controls).
+    """
+    X, W = _check_XW(X, W)
+    T, d = X.shape
+    U = as_tensor(U, "U", shape=(T, d))
+    c = as_tensor(c, "c", shape=(d,))
+    b = as_tensor(b, "b", shape=(d,))
+    G = X @ W @ X.T
+    S = torch.softmax(G, dim=-1)                       # (T, T), row t = s_t
+    J = jacobian(G)
+    Z = U @ X.T                                        # row t = X u_t
+    xb = X @ b                                         # (T,)
+    D = torch.zeros_like(Z)
+    if terms[0]:
+        D = D + xb.unsqueeze(0) * Z
+    if terms[1]:
+        D = D - (S @ xb).unsqueeze(1) * Z
+    if terms[2]:
+        D = D - (S * Z).sum(1, keepdim=True) * xb.unsqueeze(0)
+    return torch.einsum("t,ti,tk,tkl,lj->ij", X @ c, X, D, J, X)
+
+
+def hessian_closed_form(X: Any, W: Any, U: Any) -> torch.Tensor:
+    """Full Hessian of ``Phi`` in ``theta = concat(vec U, vec W)`` from Eqs. (47)-(51).
+
+    Shape ``(T d + d^2, T d + d^2)``.  Blocks: ``UU = 0`` (47);
+    ``d^2 Phi / dW dU_{tj} = x_t X_{:,j}^T phi'(g_t) X`` (48);
+    ``d^2 Phi / dW dW_{ij} = sum_t X_{ti} x_t r_{tj}^T`` (50) with
+    ``r_{tj}^T = (u_t^T X^T diag(X_{:,j}) - (s_t^T X_{:,j}) u_t^T X^T - (s_t^T X u_t) X_{:,j}^T) phi'(g_t) X``.
+    """
+    X, W = _check_XW(X, W)
+    T, d = X.shape
+    U = as_tensor(U, "U", shape=(T, d))
+    G = X @ W @ X.T
+    S = torch.softmax(G, dim=-1)
+    J = softmax_jacobian_t(G)                          # (T, T, T)
+    Z = U @ X.T                                        # (T, T): Z[t] = X u_t
+    # (48): HUW[t, j, k, l] = x_t[k] * (X_{:,j}^T phi'(g_t) X)[l]
+    XJX = torch.einsum("mj,tmn,nl->tjl", X, J, X)      # (T, d, d)
+    HUW = torch.einsum("tk,tjl->tjkl", X, XJX).reshape(T * d, d * d)
+    # (50): e_{tj} = Z_t * X_{:,j} - (s_t . X_{:,j}) Z_t - (s_t . Z_t) X_{:,j}, shape (T, d, T)
+    E = (Z.unsqueeze(1) * X.T.unsqueeze(0)
+         - (S @ X).unsqueeze(2) * Z.unsqueeze(1)
+         - (S * Z).sum(1).reshape(T, 1, 1) * X.T.unsqueeze(0))
+    Rm = torch.einsum("tjm,tmn,nl->tjl", E, J, X)      # r_{tj}, (T, d, d)
+    HWW = torch.einsum("ti,tk,tjl->ijkl", X, X, Rm).reshape(d * d, d * d)
+    top = torch.cat([torch.zeros(T * d, T * d, dtype=DTYPE), HUW], dim=1)
+    bottom = torch.cat([HUW.T, HWW], dim=1)
+    return torch.cat([top, bottom], dim=0)
+
+
+# ---------------------------------------------------------------------------
+# Data satisfying Assumption 1
+# ---------------------------------------------------------------------------
+
+
+def sample_bounded_tokens(n: int, T: int, d: int, R: float, *, seed: int = 0,
+                          radius_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Fixture ``F-rand``: ``Xs`` ``(n, T, d)`` with every token ``||x_t|| <= R``, labels ``(n,)``.
+
+    Gaussian tokens are rescaled by ``R / max_t ||x_t||`` times a uniform factor
+    in ``(0, 1]``, so some sample attains ``R`` closely.  ``radius_factor`` multiplies
+    the radius (``> 1`` breaks Assumption 1; used by the negative control).
+    """
+    for name, v in (("n", n), ("T", T), ("d", d)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, got {v!r}")
+        if v < 1:
+            raise ValueError(f"{name} must be >= 1, got {v}")
+    if isinstance(R, bool) or not isinstance(R, (int, float, np.floating)) or not math.isfinite(R) or R <= 0:
+        raise ValueError(f"R must be a finite positive number, got {R!r}")
+    rng = np.random.default_rng(seed)
+    Xs = rng.standard_normal((n, T, d))
+    norms = np.linalg.norm(Xs, axis=2)
+    scale = R * radius_factor * rng.uniform(0.0, 1.0, size=(n, 1, 1)) ** 0.1 / norms.max(1)[:, None, None]
+    Xs = Xs * scale
+    ys = rng.choice([-1.0, 1.0], size=n)
+    return Xs, ys

@@ -1,0 +1,261 @@
+"""One command-line skeleton for every experiment of the book.
+
+An experiment module declares ``EXPERIMENT = Experiment(...)``: its parts (each a function
+``run(ctx) -> PartResult`` returning the configuration it actually ran and its data), the
+folder its results go to, and any options of its own. :func:`run_cli` gives all experiments
+the same options, checks, progress and provenance::
+
+    python -m attention_theory run <paper> <experiment> [--scale smoke|full] [--parts P ...]
+                                   [--out DIR] [--device cpu|cuda] [--no-progress] [options]
+    python -m attention_theory list
+
+Each part writes one JSON file (``<name>.json`` at full scale, ``<name>-smoke.json`` at smoke
+scale unless the part names its files itself) with :func:`attention_theory.results.write_result`;
+the provenance records the configuration the part returned, the scale, device, thread count,
+wall time, and the commit and tree state both at the start and at the end of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from attention_theory.config import SCALES, use_scale
+from attention_theory.config import scale as current_scale
+from attention_theory.papers import PAPERS
+from attention_theory.provenance import git_commit
+from attention_theory.results import provenance, repo_results_dir, source_dirty, write_result
+
+__all__ = ["RunContext", "PartResult", "Part", "Experiment", "experiments", "find_experiment",
+           "run_cli", "ensure_writable", "positive_int", "nonnegative_int", "positive_float"]
+
+
+# argparse types: a bad value exits with status 2 and a one-line message naming the option
+def positive_int(text: str) -> int:
+    """An integer >= 1 (for sizes and counts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer >= 0 (for seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (for time limits and step sizes)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text!r}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class RunContext:
+    """What a part is asked to do: ``scale``, ``device``, output folder ``out``, whether to show
+    progress bars, and ``options`` (the parsed command line, including the experiment's own)."""
+
+    scale: str
+    device: str
+    out: Path
+    progress: bool
+    options: argparse.Namespace
+
+
+@dataclasses.dataclass
+class PartResult:
+    """What a part ran and produced: ``config`` (recorded in the provenance as run), ``data``
+    (the result body), an optional ``device`` actually used, ``extra`` provenance fields and a
+    one-line ``summary`` printed after the file is written."""
+
+    config: dict[str, Any]
+    data: dict[str, Any]
+    device: str | None = None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    summary: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One result file of an experiment. ``filename(scale)`` overrides the default
+    ``<name>.json`` / ``<name>-smoke.json``; ``preflight(ctx)`` returns a message when the part
+    cannot run here (missing data or weights), checked for every chosen part before any work."""
+
+    name: str
+    run: Callable[[RunContext], PartResult]
+    help: str = ""
+    filename: Callable[[str], str] | None = None
+    preflight: Callable[[RunContext], str | None] | None = None
+
+    def file_for(self, scale: str) -> str:
+        if self.filename is not None:
+            return self.filename(scale)
+        return f"{self.name}.json" if scale == "full" else f"{self.name}-smoke.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """An experiment: ``paper`` key, ``name`` (as typed after ``run <paper>``), a one-line
+    ``description``, the ``results`` folder name under ``results/``, its ``parts`` (run in the
+    order given), the parts run by default, and ``add_options(parser)`` for its own options."""
+
+    paper: str
+    name: str
+    description: str
+    results: str
+    parts: tuple[Part, ...]
+    default_parts: tuple[str, ...] | None = None
+    add_options: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def part(self, name: str) -> Part:
+        for p in self.parts:
+            if p.name == name:
+                return p
+        raise ValueError(f"unknown part {name!r} of {self.paper} {self.name}; "
+                         f"expected one of {[p.name for p in self.parts]}")
+
+
+def experiments() -> dict[tuple[str, str], Experiment]:
+    """Every experiment declared in :data:`attention_theory.papers.PAPERS`, by ``(paper, name)``."""
+    out = {}
+    for paper in PAPERS:
+        for modname in paper.experiments:
+            exp = importlib.import_module(modname).EXPERIMENT
+            if exp.paper != paper.key:
+                raise ValueError(f"{modname}: EXPERIMENT.paper is {exp.paper!r}, expected {paper.key!r}")
+            out[(exp.paper, exp.name)] = exp
+    return out
+
+
+def find_experiment(paper: str, name: str) -> Experiment:
+    """The experiment ``name`` of ``paper``; ``ValueError`` listing the known ones otherwise."""
+    known = experiments()
+    if (paper, name) not in known:
+        listing = ", ".join(f"{p} {n}" for p, n in sorted(known))
+        raise ValueError(f"no experiment {paper!r} {name!r}; known: {listing}")
+    return known[(paper, name)]
+
+
+def ensure_writable(folder: Path) -> Path:
+    """Create ``folder`` and prove it writable now, before any work is done."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise SystemExit(f"error: --out {folder} is not writable ({exc.strerror or exc})") from None
+    return folder
+
+
+def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=exp.description)
+    ap.add_argument("--scale", choices=SCALES, default=None,
+                    help="smoke (small, seconds to minutes) or full (the paper's); default: $ATTN_SCALE or smoke")
+    ap.add_argument("--parts", nargs="+", choices=[p.name for p in exp.parts], default=None,
+                    metavar="PART",
+                    help=f"parts to run, in order (default: {' '.join(exp.default_parts or [p.name for p in exp.parts])}); "
+                         + "; ".join(f"{p.name}: {p.help}" for p in exp.parts if p.help))
+    ap.add_argument("--out", type=Path, default=None,
+                    help=f"output folder (default: results/{exp.results}/ of the repository)")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="torch device (default: cpu)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
+    ap.add_argument("--skip-existing", action="store_true",
+                    help="skip parts whose result file already exists in the output folder")
+    if exp.add_options is not None:
+        exp.add_options(ap)
+    return ap
+
+
+def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[str, Path]:
+    """Parse ``argv`` for ``exp``, run the chosen parts and write one result file per part.
+
+    Returns ``{part name: path written}``. Invalid arguments exit with status 2 and a one-line
+    message (argparse); an output folder that cannot be written stops the run before any work.
+    """
+    ap = _parser(exp, prog or f"python -m attention_theory run {exp.paper} {exp.name}")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    scale = args.scale or current_scale()
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            ap.error("--device cuda: torch sees no CUDA device on this machine")
+    out = args.out if args.out is not None else repo_results_dir(exp.results)
+    parts = [exp.part(n) for n in (args.parts or exp.default_parts or [p.name for p in exp.parts])]
+    ctx = RunContext(scale=scale, device=args.device, out=out, progress=not args.no_progress, options=args)
+    for part in parts:
+        problem = part.preflight(ctx) if part.preflight is not None else None
+        if problem:
+            print(problem, file=sys.stderr)
+            raise SystemExit(2)
+    ensure_writable(out)
+    # the code that runs is the code at the start; provenance() reads the tree again at the end
+    at_start = {"commit_at_start": git_commit(), "uncommitted_source_changes_at_start": source_dirty()}
+    written: dict[str, Path] = {}
+    for part in parts:
+        target = out / part.file_for(scale)
+        if args.skip_existing and target.exists():
+            print(f"{exp.paper} {exp.name} {part.name}: {target} exists, skipped", flush=True)
+            continue
+        t0 = time.perf_counter()
+        with use_scale(scale):
+            res = part.run(ctx)
+        wall = time.perf_counter() - t0
+        import torch
+
+        extra = {"experiment": f"{exp.paper} {exp.name}", "part": part.name,
+                 "torch_threads": torch.get_num_threads(), **at_start, **res.extra}
+        prov = provenance(res.config, wall_time_s=wall, device=res.device or args.device, scale=scale,
+                          extra=extra)
+        path = write_result(target, res.data, prov)
+        written[part.name] = path
+        line = f"{exp.paper} {exp.name} {part.name}: wrote {path} ({wall:.0f} s)"
+        print(line + (f"; {res.summary}" if res.summary else ""), flush=True)
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m attention_theory run <paper> <experiment> ...`` and ``... list``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    usage = ("usage: python -m attention_theory run <paper> <experiment> [options] | list\n"
+             "       python -m attention_theory run <paper> <experiment> --help")
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage)
+        return 0 if argv else 2
+    if argv[0] == "list":
+        for (paper, name), exp in sorted(experiments().items()):
+            parts = " ".join(p.name for p in exp.parts)
+            print(f"{paper} {name}: {exp.description} (parts: {parts}; results/{exp.results}/)")
+        return 0
+    if argv[0] != "run" or len(argv) < 3:
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        exp = find_experiment(argv[1], argv[2])
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    run_cli(exp, argv[3:])
+    return 0

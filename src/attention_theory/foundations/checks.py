@@ -1,0 +1,762 @@
+"""Checks of the Foundations part: norms, softmax, losses, Rademacher, covering, Dudley.
+
+Every function here is a registered check (:func:`~attention_theory.verify.claim_check`).
+Its keyword arguments carry the statement's constant or formula, so the book calls
+it with the paper's version and ``tests/test_negative_controls_foundations.py``
+calls it with a wrong one, which must raise
+:class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import torch
+
+from attention_theory.config import pick
+from attention_theory.foundations.check_instances import threshold_bound_ratios
+from attention_theory.foundations.covering import (
+    covering_number,
+    greedy_cover_size,
+    greedy_packing_size,
+)
+from attention_theory.foundations.dudley import dudley_bound
+from attention_theory.foundations.losses import (
+    clipped_cross_entropy,
+    cross_entropy,
+    cross_entropy_grad,
+    empirical_logistic_risk,
+    logistic_loss,
+    logistic_loss_d1,
+    logistic_loss_d2,
+)
+from attention_theory.foundations.norms import (
+    dual_exponent,
+    frobenius_norm,
+    head_max_norm,
+    mixed_norm,
+    operator_norm,
+    operator_norm_lower_bound,
+    spectral_norm,
+    vector_norm,
+)
+from attention_theory.foundations.rademacher import (
+    generalization_gap,
+    linear_class_rademacher_mc,
+    rademacher_exact,
+    rademacher_mc,
+)
+from attention_theory.foundations.softmax import (
+    softmax,
+    softmax_jacobian,
+    softmax_second_derivative,
+)
+from attention_theory.foundations.thresholds import (
+    threshold_loss_matrix,
+    threshold_sample,
+    threshold_true_risks,
+)
+from attention_theory.search import maximize
+from attention_theory.verify import (
+    CheckRecord,
+    bound_outcome,
+    check_bound,
+    check_identity,
+    check_interval,
+    claim_check,
+    confirm_erratum,
+    identity_outcome,
+)
+
+
+def _test_matrices(seed: int, count: int) -> list[np.ndarray]:
+    """Gaussian, low-rank, rank-one and sparse matrices of assorted shapes (<= 12 columns)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        r, d = int(rng.integers(1, 9)), int(rng.integers(1, 13))
+        kind = i % 4
+        if kind == 0:
+            W = rng.standard_normal((r, d))
+        elif kind == 1:
+            k = int(rng.integers(1, min(r, d) + 1))
+            W = rng.standard_normal((r, k)) @ rng.standard_normal((k, d))
+        elif kind == 2:
+            W = np.outer(rng.standard_normal(r), rng.standard_normal(d))
+        else:
+            W = rng.standard_normal((r, d)) * (rng.random((r, d)) < 0.3)
+        out.append(W * 10.0 ** rng.uniform(-2, 2))
+    return out
+
+
+@claim_check("trauger-def-2-1", "mixed-operator-identities")
+def check_mixed_operator_identities(read: Callable[[np.ndarray, float, float], float] = mixed_norm,
+                                    *, seed: int = 0) -> CheckRecord:
+    """The four identities between column-wise mixed norms and operator norms (catalogue 0.1).
+
+    ``||W||_{1,inf} = ||W||_{1->1}``, ``||W^T||_{1,inf} = ||W||_{inf->inf}``,
+    ``||W||_{2,inf} = ||W||_{1->2}``, ``||W^T||_{2,inf} = ||W||_{2->inf}``, plus the
+    orientation example ``W = 1_k e_1^T``: ``||W||_{1,inf} = k``, ``||W^T||_{1,inf} = 1``.
+    ``read`` is the implementation of Trauger's ``||.||_{q,p}`` under test.
+    """
+    comp, ref = [], []
+    for W in _test_matrices(seed, pick(40, 400)):
+        comp += [read(W, 1, np.inf), read(W.T, 1, np.inf), read(W, 2, np.inf), read(W.T, 2, np.inf)]
+        ref += [operator_norm(W, 1, 1), operator_norm(W, np.inf, np.inf),
+                operator_norm(W, 1, 2), operator_norm(W, 2, np.inf)]
+    for k in (2, 5, 9):
+        W = np.zeros((k, 4))
+        W[:, 0] = 1.0
+        comp += [read(W, 1, np.inf), read(W.T, 1, np.inf)]
+        ref += [float(k), 1.0]
+    return check_identity(comp, ref, "column-wise mixed norms equal the stated operator norms",
+                          rtol=1e-12, atol=1e-300, seed=seed)
+
+
+@claim_check("trauger-def-2-1", "operator-norm-closed-forms")
+def check_operator_norm_closed_forms(closed_form: Callable[[np.ndarray, float, float], float] = operator_norm,
+                                     *, seed: int = 1) -> CheckRecord:
+    """Closed-form operator norms against their definition ``sup ||Wx||_p / ||x||_q``.
+
+    Exact brute force where the sup sits at vertices: ``q = 1`` (``+-e_j``) and
+    ``q = inf`` (all sign vectors, <= 12 columns).  For ``q = 2`` the closed form must
+    dominate a local maximization (L-BFGS, restarts) and agree with it to 1e-6.
+    """
+    comp, ref = [], []
+    opt_lhs, opt_rhs = [], []
+    rng = np.random.default_rng(seed)
+    for W in _test_matrices(seed, pick(8, 200)):
+        d = W.shape[1]
+        E = np.eye(d)
+        for p in (1.0, 2.0, np.inf):
+            comp.append(closed_form(W, 1, p))
+            ref.append(max(float(vector_norm(W @ E[j], p)) for j in range(d)))
+        signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * d)).reshape(d, -1).T
+        for p in (1.0, 2.0, np.inf):
+            comp.append(closed_form(W, np.inf, p))
+            ref.append(float(np.max(vector_norm(signs @ W.T, p, axis=1))))
+        for p in (2.0, np.inf):
+            lower = operator_norm_lower_bound(W, 2, p, restarts=3, seed=int(rng.integers(1 << 30)))
+            opt_lhs.append(lower)
+            opt_rhs.append(closed_form(W, 2, p))
+    check_bound(opt_lhs, opt_rhs, "local maximization never exceeds the closed form (q = 2)",
+                rtol=1e-9, seed=seed)
+    check_identity(opt_lhs, opt_rhs, "local maximization reaches the closed form (q = 2)",
+                   rtol=1e-6, atol=1e-12, seed=seed, check="operator-norm-q2-attained")
+    return check_identity(comp, ref, "closed forms equal vertex enumeration (q = 1, inf)",
+                          rtol=1e-10, atol=1e-300, seed=seed)
+
+
+@claim_check("trauger-def-2-1", "spectral-le-frobenius")
+def check_spectral_le_frobenius(lhs_norm: Callable[[np.ndarray], float] = spectral_norm,
+                                rhs_norm: Callable[[np.ndarray], float] = frobenius_norm,
+                                *, seed: int = 2) -> CheckRecord:
+    """``||W||_2 <= ||W||_F``; equality exactly at rank one (tightness 1)."""
+    mats = _test_matrices(seed, pick(200, 2000))
+    return check_bound([lhs_norm(W) for W in mats], [rhs_norm(W) for W in mats],
+                       "spectral norm <= Frobenius norm (Gaussian, low-rank, rank-one, sparse)",
+                       rtol=1e-12, seed=seed)
+
+
+@claim_check("deora-sec-2", "induced-norm-formulas")
+def check_deora_induced_norms(formulas: dict[str, Callable[[np.ndarray], float]] | None = None,
+                              *, seed: int = 3) -> CheckRecord:
+    """Deora's induced norms ``||A||_{p,q} = max_{||v||_p = 1} ||Av||_q`` in row/column form.
+
+    ``||A||_{2,inf}`` = largest row l2 norm, ``||A||_{1,2}`` = largest column l2 norm,
+    ``||A||_{1,inf}`` = largest entry in absolute value.  The reference is the
+    definition, computed by exact vertex enumeration (``p = 1``) or at the Hoelder
+    maximizer ``v = A_i / ||A_i||`` (``p = 2``); random unit vectors must never exceed it.
+    """
+    f = formulas or {
+        "2,inf": lambda A: float(np.max(np.linalg.norm(A, axis=1))),
+        "1,2": lambda A: float(np.max(np.linalg.norm(A, axis=0))),
+        "1,inf": lambda A: float(np.max(np.abs(A))),
+    }
+    rng = np.random.default_rng(seed)
+    comp, ref, rand_lhs, rand_rhs = [], [], [], []
+    for _ in range(pick(40, 400)):
+        n, m = int(rng.integers(2, 7)), int(rng.integers(2, 7))
+        if n == m:
+            m += 1  # non-square, so rows and columns cannot be confused silently
+        A = rng.standard_normal((n, m))
+        E = np.eye(m)
+        i = int(np.argmax(np.linalg.norm(A, axis=1)))
+        v_star = A[i] / np.linalg.norm(A[i])
+        defs = {
+            "2,inf": float(np.max(np.abs(A @ v_star))),
+            "1,2": max(float(np.linalg.norm(A @ E[j])) for j in range(m)),
+            "1,inf": max(float(np.max(np.abs(A @ E[j]))) for j in range(m)),
+        }
+        for key in ("2,inf", "1,2", "1,inf"):
+            comp.append(f[key](A))
+            ref.append(defs[key])
+        V = rng.standard_normal((200, m))
+        rand_lhs.append(float(np.max(np.abs(V @ A.T).max(1) / np.linalg.norm(V, axis=1))))
+        rand_rhs.append(f["2,inf"](A))
+        U1 = V / np.abs(V).sum(1, keepdims=True)
+        rand_lhs.append(float(np.max(np.linalg.norm(U1 @ A.T, axis=1))))
+        rand_rhs.append(f["1,2"](A))
+    check_bound(rand_lhs, rand_rhs, "random unit vectors never exceed the formulas", seed=seed,
+                check="induced-norm-random-search")
+    return check_identity(comp, ref, "row/column formulas equal the induced-norm definition",
+                          rtol=1e-12, atol=1e-300, seed=seed)
+
+
+@claim_check("deora-sec-2", "review-norm-slip")
+def check_review_norm_slip(printed: Callable[[np.ndarray], float] | None = None,
+                           *, seed: int = 4) -> CheckRecord:
+    """Review copy [R]: ``||A||_{1,2} = max_j ||A_{i,j}||`` read as rows fails; columns pass."""
+    printed = printed or (lambda A: float(np.max(np.linalg.norm(A, axis=1))))
+    rng = np.random.default_rng(seed)
+    mats = [rng.standard_normal((3, 5)) for _ in range(pick(20, 200))]
+    truth = [operator_norm(A, 1, 2) for A in mats]
+    return confirm_erratum(
+        identity_outcome([printed(A) for A in mats], truth, rtol=1e-12),
+        identity_outcome([float(np.max(np.linalg.norm(A, axis=0))) for A in mats], truth, rtol=1e-12),
+        description="the (1,2) induced norm is the largest column norm, not the largest row norm",
+        printed_text="[R] Sec. 2: ||A||_{1,2} = max_j ||A_{i,j}|| (row index i; a row reading)",
+        corrected_text="[T] Sec. 2: ||A||_{1,2} = max_j ||A_{:,j}|| (columns)",
+        source="Deora et al., review copy (seed 003), Sec. 2 Notation; fixed in the TMLR version",
+        severity="T", seed=seed)
+
+
+@claim_check("deora-sec-2", "head-max-norm")
+def check_head_max_norm(norm: Callable[[np.ndarray, int], float] = head_max_norm,
+                        *, seed: int = 5) -> CheckRecord:
+    """``||theta~||_{2,inf} = max_h ||theta_h||`` against a loop over heads."""
+    rng = np.random.default_rng(seed)
+    comp, ref = [], []
+    for _ in range(pick(50, 500)):
+        H, T, d = (int(rng.integers(1, 6)) for _ in range(3))
+        heads = [rng.standard_normal(d * T + d * d) * rng.uniform(0.1, 3) for _ in range(H)]
+        comp.append(norm(np.concatenate(heads), H))
+        ref.append(max(float(np.sqrt(np.sum(h * h))) for h in heads))
+    return check_identity(comp, ref, "flat-vector helper equals the per-head maximum",
+                          rtol=1e-13, atol=1e-300, seed=seed)
+
+
+def _score_vectors(seed: int, count: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        T = (1, 2, 5, 20)[i % 4]
+        out.append(rng.standard_normal(T) * (0.1, 1.0, 10.0, 50.0)[(i // 4) % 4])
+    return out
+
+
+def _review_jacobian(v: np.ndarray) -> np.ndarray:
+    return np.diag(softmax(v)) - np.outer(v, v)
+
+
+@claim_check("deora-eq-25", "jacobian-autograd")
+def check_softmax_jacobian(jacobian: Callable[[np.ndarray], np.ndarray] = softmax_jacobian,
+                           *, seed: int = 10) -> CheckRecord:
+    """``phi'(v) = diag(phi(v)) - phi(v) phi(v)^T`` against ``torch.autograd`` (T = 1, 2, 5, 20; |v| up to 50)."""
+    comp, ref = [], []
+    for v in _score_vectors(seed, pick(64, 640)):
+        J = torch.autograd.functional.jacobian(lambda t: torch.softmax(t, -1), torch.as_tensor(v))
+        comp.append(np.ravel(jacobian(v)))
+        ref.append(J.numpy().ravel())
+    return check_identity(np.concatenate(comp), np.concatenate(ref),
+                          "closed-form softmax Jacobian equals autograd", atol=1e-12, seed=seed)
+
+
+@claim_check("deora-sec-2", "review-jacobian-typo")
+def check_review_jacobian_typo(printed: Callable[[np.ndarray], np.ndarray] = _review_jacobian,
+                               *, seed: int = 11) -> CheckRecord:
+    """[R] prints ``phi'(v) = diag(phi(v)) - v v^T``; [T] has ``- phi(v) phi(v)^T``."""
+    vs = _score_vectors(seed, pick(32, 320))
+    ref = np.concatenate([torch.autograd.functional.jacobian(
+        lambda t: torch.softmax(t, -1), torch.as_tensor(v)).numpy().ravel() for v in vs])
+    return confirm_erratum(
+        identity_outcome(np.concatenate([np.ravel(printed(v)) for v in vs]), ref, atol=1e-12),
+        identity_outcome(np.concatenate([softmax_jacobian(v).ravel() for v in vs]), ref, atol=1e-12),
+        description="the softmax Jacobian subtracts the outer product of phi(v), not of v",
+        printed_text="[R] Sec. 2: phi'(v) = diag(phi(v)) - v v^T",
+        corrected_text="[T] Sec. 2 and Eq. (25): phi'(v) = diag(phi(v)) - phi(v) phi(v)^T",
+        source="Deora et al., review copy (seed 003), Sec. 2 Notation; fixed in the TMLR version",
+        severity="T", seed=seed)
+
+
+@claim_check("deora-eq-25", "second-order-remainder")
+def check_softmax_remainder_order(jacobian: Callable[[np.ndarray], np.ndarray] = softmax_jacobian,
+                                  *, seed: int = 12) -> CheckRecord:
+    """The first-order expansion (26) has remainder ``O(||delta||^2)``: log-log slope in [1.9, 2.1].
+
+    For ``delta = t u`` with ``t = 1e-1 ... 1e-5`` the slope of
+    ``log ||phi(v + t u) - phi(v) - phi'(v) t u||`` against ``log t`` is fitted per
+    instance; the *worst* (smallest and largest) slopes must lie in the interval.
+    """
+    rng = np.random.default_rng(seed)
+    ts = 10.0 ** -np.arange(1, 6)
+    slopes = []
+    for _ in range(pick(30, 300)):
+        T = int(rng.integers(2, 12))
+        v, u = rng.standard_normal(T) * 2, rng.standard_normal(T)
+        J = jacobian(v)
+        r = [np.linalg.norm(softmax(v + t * u) - softmax(v) - t * (J @ u)) for t in ts]
+        slopes.append(np.polyfit(np.log(ts), np.log(r), 1)[0])
+    slopes = np.asarray(slopes)
+    check_interval(float(slopes.min()), 1.9, 2.1, "smallest fitted remainder slope", seed=seed,
+                   n_instances=len(slopes), check="second-order-remainder-min")
+    return check_interval(float(slopes.max()), 1.9, 2.1, "largest fitted remainder slope",
+                          seed=seed, n_instances=len(slopes))
+
+
+@claim_check("deora-eq-25", "second-derivative-autograd")
+def check_softmax_second_derivative(second: Callable[[np.ndarray, np.ndarray], np.ndarray] = softmax_second_derivative,
+                                    *, seed: int = 13) -> CheckRecord:
+    """The book's ``D^2 phi(v)[delta, delta]`` formula against double autograd (to 1e-10)."""
+    rng = np.random.default_rng(seed)
+    comp, ref = [], []
+    for v in _score_vectors(seed, pick(40, 400)):
+        d = rng.standard_normal(v.size)
+        hess = torch.func.hessian(lambda t: torch.softmax(t, -1))(torch.as_tensor(v)).numpy()
+        ref.append(np.einsum("tij,i,j->t", hess, d, d))
+        comp.append(second(v, d))
+    return check_identity(np.concatenate(comp), np.concatenate(ref),
+                          "second directional derivative equals autograd", atol=1e-10, seed=seed)
+
+
+def _l1_linf_ratio(x: torch.Tensor, p: int) -> torch.Tensor:
+    a, b = x[:p], x[p:]
+    return (torch.softmax(a, -1) - torch.softmax(b, -1)).abs().sum() / (a - b).abs().max()
+
+
+def _softmax_lipschitz_ratios(seed: int) -> tuple[np.ndarray, dict]:
+    """Random pairs at many scales plus adversarially maximized pairs (the tightness figure)."""
+    rng = np.random.default_rng(seed)
+    ratios = []
+    for p in (2, 5, 50, 1000):
+        for scale in (1e-4, 1e-2, 1.0, 10.0):
+            for _ in range(pick(10, 100)):
+                a = rng.standard_normal(p) * rng.choice([0.1, 1, 5])
+                b = a + rng.standard_normal(p) * scale
+                ratios.append(np.abs(softmax(a) - softmax(b)).sum() / np.abs(a - b).max())
+    best = {}
+    for p in (2, 5, 50):
+        res = maximize(lambda x, p=p: _l1_linf_ratio(x, p),
+                       lambda r, p=p: np.concatenate([s := r.standard_normal(p) * r.choice([0.1, 1, 3]),
+                                                      s + r.standard_normal(p) * r.choice([1e-3, 0.3])]),
+                       restarts=pick(6, 30), steps=pick(150, 600), method="lbfgs", seed=seed + p)
+        ratios.append(res.best_value)
+        best[f"p={p}"] = res.best_value
+    return np.asarray(ratios), best
+
+
+@claim_check("trauger-lemma-c-1", "lipschitz-constant-2")
+def check_softmax_lipschitz(constant: float = 2.0, *, seed: int = 14) -> CheckRecord:
+    """``||softmax(a) - softmax(b)||_1 <= constant ||a - b||_inf`` (Lemma C.1 has 2)."""
+    ratios, best = _softmax_lipschitz_ratios(seed)
+    return check_bound(ratios, np.full_like(ratios, constant),
+                       f"l1 change of softmax <= {constant:g} x l-inf change of scores",
+                       rtol=1e-12, seed=seed, params={"constant": constant},
+                       extra={"adversarial_best": best})
+
+
+@claim_check("trauger-lemma-c-1", "sharp-constant-1")
+def check_softmax_lipschitz_sharp(constant: float = 1.0 + 1e-6, *, seed: int = 15) -> CheckRecord:
+    """The book's sharpening: the constant 1 (plus round-off) suffices, and is approached."""
+    ratios, best = _softmax_lipschitz_ratios(seed)
+    return check_bound(ratios, np.full_like(ratios, constant),
+                       f"l1 change of softmax <= {constant:g} x l-inf change (sharp constant)",
+                       rtol=0.0, seed=seed, params={"constant": constant},
+                       extra={"adversarial_best": best})
+
+
+@claim_check("trauger-app-g", "gradient-autograd")
+def check_cross_entropy_gradient(grad: Callable[[np.ndarray, np.ndarray], np.ndarray] = cross_entropy_grad,
+                                 *, seed: int = 20) -> CheckRecord:
+    """``grad_x L(x, y) = softmax(x) - e_y`` against autograd, K in {2, 10, 1000}."""
+    rng = np.random.default_rng(seed)
+    comp, ref = [], []
+    for K in (2, 10, 1000):
+        for _ in range(pick(10, 100)):
+            x = rng.standard_normal(K) * rng.choice([0.1, 1, 20])
+            y = int(rng.integers(K))
+            t = torch.as_tensor(x).requires_grad_(True)
+            torch.nn.functional.cross_entropy(t[None], torch.tensor([y])).backward()
+            comp.append(grad(x, np.asarray(y)))
+            ref.append(t.grad.numpy())
+    return check_identity(np.concatenate(comp), np.concatenate(ref),
+                          "cross-entropy gradient equals autograd", atol=1e-12, seed=seed)
+
+
+def _ce_ratios(loss: Callable[[np.ndarray, np.ndarray], np.ndarray], seed: int) -> tuple[np.ndarray, dict]:
+    rng = np.random.default_rng(seed)
+    ratios, best = [], {}
+    for K in (2, 10, 1000):
+        for _ in range(pick(40, 400)):
+            y = int(rng.integers(K))
+            a = rng.standard_normal(K) * rng.choice([0.1, 1, 10])
+            b = a + rng.standard_normal(K) * rng.choice([1e-4, 1e-2, 1])
+            ratios.append(abs(float(loss(a, np.asarray(y)) - loss(b, np.asarray(y)))) / np.abs(a - b).max())
+        # Adversarial: start where softmax puts little mass on the true class.
+        def obj(z: np.ndarray, K: int = K) -> float:
+            a, b = z[:K], z[K:]
+            den = np.abs(a - b).max()
+            return abs(float(loss(a, np.asarray(0)) - loss(b, np.asarray(0)))) / den if den > 0 else 0.0
+
+        def init(r: np.random.Generator, K: int = K) -> np.ndarray:
+            a = r.standard_normal(K)
+            a[0] -= r.uniform(0, 8)
+            return np.concatenate([a, a + r.standard_normal(K) * 0.1])
+
+        if K <= 10:
+            res = maximize(obj, init, restarts=pick(4, 20), steps=pick(100, 400),
+                           method="nelder-mead", seed=seed + K)
+            ratios.append(res.best_value)
+            best[f"K={K}"] = res.best_value
+        # The extremal direction of the proof: -e_y + sum_{c != y} e_c at tiny softmax(x)_y.
+        a = np.zeros(K)
+        a[0] = -30.0
+        dirn = np.ones(K)
+        dirn[0] = -1.0
+        # (a step of 1e-3 keeps the rounding error of the loss difference near 1e-13)
+        ratios.append(abs(float(loss(a, np.asarray(0)) - loss(a + 1e-3 * dirn, np.asarray(0)))) / 1e-3)
+    return np.asarray(ratios), best
+
+
+@claim_check("trauger-app-g", "lipschitz-linf")
+def check_cross_entropy_lipschitz(constant: float = 2.0, *, seed: int = 21) -> CheckRecord:
+    """``|L(x1, y) - L(x2, y)| <= constant ||x1 - x2||_inf`` (App. G has 2; sup is 2)."""
+    ratios, best = _ce_ratios(cross_entropy, seed)
+    return check_bound(ratios, np.full_like(ratios, constant),
+                       f"cross-entropy is {constant:g}-Lipschitz in l-inf", rtol=1e-9, seed=seed,
+                       params={"constant": constant}, extra={"adversarial_best": best})
+
+
+@claim_check("trauger-app-g", "clipped-lipschitz")
+def check_clipped_cross_entropy_lipschitz(constant: float = 2.0, *, clip: float = 5.0,
+                                          seed: int = 22) -> CheckRecord:
+    """The clipped loss ``min(L, clip)`` keeps the constant (min with a constant is 1-Lipschitz)."""
+    ratios, best = _ce_ratios(lambda x, y: clipped_cross_entropy(x, y, clip), seed)
+    return check_bound(ratios, np.full_like(ratios, constant),
+                       f"clipped cross-entropy (clip={clip:g}) is {constant:g}-Lipschitz in l-inf",
+                       rtol=1e-9, seed=seed, params={"constant": constant, "clip": clip},
+                       extra={"adversarial_best": best})
+
+
+def _z_grid() -> np.ndarray:
+    return np.linspace(-60.0, 60.0, pick(200_001, 1_000_001))
+
+
+@claim_check("deora-eq-24", "derivatives-autograd")
+def check_logistic_derivatives(d1: Callable[[np.ndarray], np.ndarray] = logistic_loss_d1,
+                               d2: Callable[[np.ndarray], np.ndarray] = logistic_loss_d2,
+                               *, seed: int = 30) -> CheckRecord:
+    """``l'(z) = -sigmoid(-z)`` and ``l''(z) = sigmoid(z) sigmoid(-z)`` against autograd."""
+    z = np.linspace(-40, 40, 2001)
+    t = torch.as_tensor(z).requires_grad_(True)
+    # torch's softplus switches to the identity above 20 (an e^-20 error in the
+    # gradient), so the reference is the exact form log(1 + e^-z) = logaddexp(0, -z).
+    (g,) = torch.autograd.grad(torch.logaddexp(torch.zeros_like(t), -t).sum(), t, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), t)
+    return check_identity(np.concatenate([d1(z), d2(z)]), np.concatenate([g.detach().numpy(), h.numpy()]),
+                          "logistic-loss derivatives equal autograd", atol=1e-14, seed=seed)
+
+
+@claim_check("deora-eq-24", "self-bounded")
+def check_logistic_self_bounded(C: float = 1.0, *, seed: int = 31) -> CheckRecord:
+    """``|l'(z)| <= C l(z)`` with ``C = 1`` on a fine grid plus adversarial maximization of the ratio."""
+    z = _z_grid()
+    lhs, rhs = list(np.abs(logistic_loss_d1(z))), list(C * logistic_loss(z))
+    res = maximize(lambda t: (torch.sigmoid(-t) / torch.nn.functional.softplus(-t)).sum(),
+                   lambda r: r.uniform(-10, 30, 1), restarts=8, steps=200, method="lbfgs", seed=seed)
+    zs = res.best_x
+    lhs += list(np.abs(logistic_loss_d1(zs)))
+    rhs += list(C * logistic_loss(zs))
+    return check_bound(lhs, rhs, f"|l'| <= {C:g} * l for the logistic loss", rtol=1e-12, seed=seed,
+                       params={"C": C}, extra={"adversarial_best_z": float(zs[0])})
+
+
+@claim_check("deora-eq-24", "curvature-and-slope")
+def check_logistic_curvature(curvature_bound: float = 0.25, slope_bound: float = 1.0,
+                             *, seed: int = 32) -> CheckRecord:
+    """``0 < l'' <= 1/4`` (max at 0), ``|l'| <= 1``, and ``l(log(1/eps)) <= eps``."""
+    z = _z_grid()
+    eps = 10.0 ** -np.linspace(0.01, 12, 500)
+    check_bound(-logistic_loss_d2(z[np.abs(z) < 30]), 0.0, "l'' > 0 (strict convexity) where representable",
+                atol=-1e-300, seed=seed, check="strict-convexity")
+    lhs = np.concatenate([logistic_loss_d2(z) / curvature_bound, np.abs(logistic_loss_d1(z)) / slope_bound,
+                          logistic_loss(np.log(1 / eps)) / eps])
+    return check_bound(lhs, np.ones_like(lhs), f"l'' <= {curvature_bound:g}, |l'| <= {slope_bound:g}, "
+                       "l(log 1/eps) <= eps", rtol=1e-12, seed=seed,
+                       params={"curvature_bound": curvature_bound, "slope_bound": slope_bound})
+
+
+def _random_margins(seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(int(rng.integers(1, 50))) * rng.choice([0.1, 1, 5, 30]) + rng.normal(0, 2)
+            for _ in range(pick(200, 2000))]
+
+
+@claim_check("deora-eq-24", "empirical-risk-facts")
+def check_empirical_risk_facts(*, seed: int = 33) -> CheckRecord:
+    """``L^' <= L^``, ``L^' <= 1`` and ``L^'' <= 1/4`` on random sets of margins."""
+    lhs, rhs = [], []
+    for z in _random_margins(seed):
+        r = empirical_logistic_risk(z)
+        lhs += [r["L1"], r["L1"], r["L2"]]
+        rhs += [r["L"], 1.0, 0.25]
+    return check_bound(lhs, rhs, "averaged derivative facts of Eq. (24)", rtol=1e-12, seed=seed)
+
+
+@claim_check("deora-eq-24", "printed-risk-le-one")
+def check_printed_risk_le_one(printed_cap: float = 1.0, *, seed: int = 34) -> CheckRecord:
+    """Eq. (24) prints ``L^' <= L^ <= 1``; ``L^ <= 1`` is false (margin -1 gives 1.313).
+
+    The corrected chain ``L^' <= min(L^, 1)`` holds.  ``printed_cap`` is the printed
+    upper bound on ``L^``; the erratum is confirmed when it fails on some margin set.
+    """
+    sets = _random_margins(seed) + [np.array([-1.0])]
+    printed = bound_outcome([empirical_logistic_risk(z)["L"] for z in sets], printed_cap, rtol=1e-12)
+    corrected = bound_outcome([empirical_logistic_risk(z)["L1"] for z in sets],
+                              [min(empirical_logistic_risk(z)["L"], 1.0) for z in sets], rtol=1e-12)
+    return confirm_erratum(
+        printed, corrected,
+        description="the empirical logistic risk is not bounded by 1; its derivative average is",
+        printed_text="Eq. (24): L^'(theta) <= L^(theta) <= 1",
+        corrected_text="L^'(theta) <= min(L^(theta), 1)",
+        source="Deora et al., TMLR version (seed 001), App. A, Eq. (24)", severity="C", seed=seed)
+
+
+@claim_check("trauger-def-2-2", "gap-against-monte-carlo")
+def check_generalization_gap(risk_shift: float = 0.0, *, seed: int = 40) -> CheckRecord:
+    """The gap uses the exact risk: it agrees with a fresh-sample Monte-Carlo risk within 4 SE.
+
+    Thresholds on ``{0..19}`` with 20% label noise; ``risk_shift`` perturbs the
+    exact risk (the negative control uses a wrong risk).
+    """
+    rng = np.random.default_rng(seed)
+    risks = threshold_true_risks() + risk_shift
+    x, y = threshold_sample(50, rng)
+    L = threshold_loss_matrix(x, y)
+    xf, yf = threshold_sample(pick(200_000, 1_000_000), rng)
+    Lf = threshold_loss_matrix(xf, yf)
+    mc_risk, se = Lf.mean(axis=1), Lf.std(axis=1, ddof=1) / np.sqrt(Lf.shape[1])
+    gaps = [generalization_gap(r, L[j]) for j, r in enumerate(risks)]
+    gaps_mc = [abs(m - L[j].mean()) for j, m in enumerate(mc_risk)]
+    return check_bound(np.abs(np.subtract(gaps, gaps_mc)), 4 * se + 1e-15,
+                       "gap with exact risk agrees with a Monte-Carlo risk (4 standard errors)",
+                       seed=seed)
+
+
+def _finite_classes(seed: int, count: int, n: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        N = int(rng.integers(3, 30))
+        kind = i % 3
+        if kind == 0:
+            F = rng.uniform(-1, 1, (N, n))
+        elif kind == 1:
+            F = rng.choice([-1.0, 1.0], (N, n))
+        else:  # thresholds on sorted points: a class of small complexity
+            pts = np.sort(rng.uniform(0, 1, n))
+            F = (pts[None, :] >= np.linspace(0, 1, N)[:, None]).astype(float) * 2 - 1
+        out.append(F)
+    return out
+
+
+@claim_check("trauger-def-2-3", "exact-vs-monte-carlo")
+def check_rademacher_exact_vs_mc(normalize: bool = True, *, seed: int = 41) -> CheckRecord:
+    """Exact enumeration of ``Rad_n`` (with its ``1/n``) agrees with Monte Carlo within 4 SE.
+
+    ``normalize=False`` drops the ``1/n`` of the exact value (a negative control).
+    """
+    lhs, rhs = [], []
+    for i, F in enumerate(_finite_classes(seed, pick(12, 60), n=12)):
+        exact = rademacher_exact(F) * (1 if normalize else F.shape[1])
+        est, se = rademacher_mc(F, pick(20_000, 200_000), seed=seed + i)
+        lhs.append(abs(exact - est))
+        rhs.append(4 * se)
+    return check_bound(lhs, rhs, "|exact - Monte Carlo| <= 4 standard errors", seed=seed)
+
+
+@claim_check("trauger-def-2-3", "linear-class-dual-norm")
+def check_linear_class_sup(dual: Callable[[float], float] = dual_exponent, *, seed: int = 42) -> CheckRecord:
+    """For ``{w.x : ||w||_p <= B}`` the sup over the class is ``B ||sum_i sigma_i x_i||_{p*}``.
+
+    The closed form is compared with a direct maximization over ``w`` (projected
+    parametrization ``w = B u / ||u||_p``): the optimum must reach it to 1e-6 and
+    never exceed it.
+    """
+    rng = np.random.default_rng(seed)
+    found, closed = [], []
+    for i in range(pick(12, 60)):
+        p = (1.0, 1.5, 2.0, 3.0)[i % 4]
+        n, d, B = 10, int(rng.integers(2, 7)), float(rng.uniform(0.5, 3))
+        X = rng.standard_normal((n, d))
+        v = rng.choice([-1.0, 1.0], n) @ X
+        vt = torch.as_tensor(v)
+
+        def obj(u: torch.Tensor, p: float = p, B: float = B) -> torch.Tensor:
+            return B * (vt @ u) / (u.abs() ** p).sum() ** (1 / p)
+
+        method = "nelder-mead" if p == 1.0 else "lbfgs"
+        f = (lambda z, obj=obj: float(obj(torch.as_tensor(z)))) if method == "nelder-mead" else obj
+        res = maximize(f, lambda r, d=d: r.standard_normal(d), restarts=6, steps=300,
+                       method=method, seed=seed + i)
+        if p == 1.0:  # the l1-ball optimum is a vertex; include the vertices exactly
+            res_val = max(res.best_value, max(B * abs(v[j]) for j in range(d)))
+        else:
+            res_val = res.best_value
+        found.append(res_val)
+        closed.append(B * float(vector_norm(v, dual(p))))
+    check_bound(found, closed, "direct maximization never exceeds B ||.||_{p*}", rtol=1e-9,
+                seed=seed, check="linear-class-dual-norm-upper")
+    return check_identity(found, closed, "direct maximization attains B ||.||_{p*}", rtol=1e-6,
+                          seed=seed)
+
+
+@claim_check("trauger-def-2-3", "homogeneity")
+def check_rademacher_homogeneity(use_abs: bool = True, *, seed: int = 43) -> CheckRecord:
+    """``Rad(cF) = |c| Rad(F)`` exactly (enumeration), for c of both signs."""
+    comp, ref = [], []
+    for F in _finite_classes(seed, pick(9, 45), n=10):
+        base = rademacher_exact(F)
+        for c in (-3.0, -0.5, 2.0, 10.0):
+            comp.append(rademacher_exact(c * F))
+            ref.append((abs(c) if use_abs else c) * base)
+    return check_identity(comp, ref, "Rademacher complexity is absolutely homogeneous",
+                          rtol=1e-12, atol=1e-15, seed=seed)
+
+
+@claim_check("trauger-eq-2-3", "threshold-class")
+def check_rademacher_generalization_bound(multiplier: float = 1.0, *, delta: float = 0.1,
+                                          seed: int = 44) -> CheckRecord:
+    """Eq. (2.3) on noisy thresholds, where every risk is exact.
+
+    For each n the fraction of samples violating ``gap <= multiplier * RHS`` must be
+    at most ``delta + 3 sqrt(delta (1 - delta) / samples)``.  The tightness figure
+    is the largest violation fraction divided by that allowance.
+    """
+    rng = np.random.default_rng(seed)
+    samples = pick(200, 2000)
+    allow = delta + 3 * math.sqrt(delta * (1 - delta) / samples)
+    fracs, worst_ratio, kappa = [], [], []
+    for n in (12, 50, 200):
+        r = threshold_bound_ratios(n, samples, delta, multiplier, rng, pick(1000, 10_000))
+        fracs.append(float(np.mean(r > 1)))
+        worst_ratio.append(float(r.max()))
+        kappa.append(float(1 / np.quantile(r, 1 - delta)) * multiplier)
+    return check_bound(fracs, np.full(3, allow), f"violation rate of {multiplier:g} x Eq. (2.3) "
+                       f"<= delta + 3 SE (delta={delta})", seed=seed,
+                       params={"n": [12, 50, 200], "samples": samples, "delta": delta,
+                               "multiplier": multiplier},
+                       extra={"max_gap_over_rhs": worst_ratio, "kappa_star": kappa})
+
+
+@claim_check("trauger-def-2-4", "exact-cover-optimal")
+def check_exact_covering(cover: Callable[[np.ndarray, float], int] = covering_number,
+                         *, seed: int = 45) -> CheckRecord:
+    """The exact covering number (brute force below 16 functions) equals the integer program's.
+
+    Both code paths are exact; they must agree on classes of up to 15 functions.
+    A cover routine that is not minimal (e.g. greedy) is caught here.
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    from attention_theory.foundations.covering import sup_distances
+
+    rng = np.random.default_rng(seed)
+    comp, ref = [], []
+    for F in _finite_classes(seed, pick(30, 150), n=6):
+        F = F[:pick(12, 15)]
+        for eps in rng.uniform(0.2, 1.6, 3):
+            A = (sup_distances(F) < eps).astype(float)
+            res = milp(c=np.ones(len(F)), constraints=LinearConstraint(A, lb=1, ub=np.inf),
+                       integrality=np.ones(len(F)), bounds=Bounds(0, 1))
+            comp.append(cover(F, float(eps)))
+            ref.append(round(res.fun))
+    return check_identity(comp, ref, "brute-force covering number equals the set-cover optimum",
+                          atol=0.0, seed=seed)
+
+
+@claim_check("trauger-def-2-4", "packing-cover-sandwich")
+def check_cover_sandwich(packing_factor: float = 2.0, *, seed: int = 46) -> CheckRecord:
+    """``packing(2 eps) <= N(eps) <= greedy(eps)``, ``N`` non-increasing in eps and
+    non-decreasing when sample points are added.  ``packing_factor`` is the packing
+    separation in units of eps (2 is right; 1 is the negative control)."""
+    from attention_theory.foundations.covering import sup_distances
+
+    rng = np.random.default_rng(seed)
+    lhs, rhs = [], []
+    for F in _finite_classes(seed, pick(24, 120), n=8):
+        eps_grid = np.sort(rng.uniform(0.1, 2.0, 4))
+        Ns = []
+        for eps in eps_grid:
+            D = sup_distances(F)
+            chosen: list[int] = []
+            for j in range(len(F)):
+                if all(D[j, c] >= packing_factor * eps for c in chosen):
+                    chosen.append(j)
+            N = covering_number(F, float(eps))
+            Ns.append(N)
+            lhs += [len(chosen), greedy_packing_size(F, float(eps)) if packing_factor == 2.0 else 0,
+                    N, covering_number(F[:, : F.shape[1] // 2], float(eps))]
+            rhs += [N, N, greedy_cover_size(F, float(eps)), N]
+        lhs += Ns[1:]
+        rhs += Ns[:-1]
+    return check_bound(lhs, rhs, "packing <= exact <= greedy; monotone in eps and in the sample",
+                       seed=seed)
+
+
+@claim_check("trauger-eq-2-4", "dudley-c12")
+def check_dudley(c: float = 12.0, *, seed: int = 47) -> CheckRecord:
+    """``Rad_n(F, S) <= c inf_delta (delta + int_delta sqrt(log N(eps)/n) d eps)`` with ``c = 12``.
+
+    Exact on both sides: Rademacher complexity by enumeration, covering numbers by
+    exact set cover at every breakpoint of the step function.  The tightness
+    ``Rad / RHS`` with ``c = 1`` is the empirical Dudley constant ``c*``.
+    """
+    lhs, rhs, cstar = [], [], []
+    for F in _finite_classes(seed, pick(6, 45), n=pick(9, 12)):
+        rad = rademacher_exact(F)
+        dud = dudley_bound(F, c=1.0).value
+        lhs.append(rad)
+        rhs.append(c * dud)
+        cstar.append(rad / dud if dud > 0 else 0.0)
+    return check_bound(lhs, rhs, f"Rademacher complexity <= {c:g} x Dudley integral", rtol=1e-12,
+                       seed=seed, params={"c": c}, extra={"c_star": float(max(cstar))})
+
+
+@claim_check("trauger-sec-2-5", "linear-homogeneity")
+def check_linear_homogeneity(exponent: float = 1.0, *, seed: int = 48) -> CheckRecord:
+    """``Rad`` of ``{w.x : ||w||_1 <= B_w}`` is exactly proportional to ``B_w^exponent`` with exponent 1."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (50, 8))
+    vals = [linear_class_rademacher_mc(X, B, 1.0, 4000, seed=seed)[0] / B**exponent
+            for B in (1.0, 10.0, 100.0, 1e4)]
+    return check_identity(vals, np.full(4, vals[0]), f"Rad(B_w) / B_w^{exponent:g} is constant in B_w",
+                          rtol=1e-12, seed=seed)
+
+
+@claim_check("trauger-sec-2-5", "norm-based-shape")
+def check_norm_based_shape(printed_power: float = 0.5, *, seed: int = 49) -> CheckRecord:
+    """Sec. 2.5's example of a norm-based bound, ``sqrt(B_x B_w log(dk) / n)``, cannot hold for all B_w.
+
+    The constant of each shape is fitted at ``B_x = B_w = 1`` (with a safety
+    factor 10); the printed shape ``(B_x B_w)^{1/2}`` is then violated at large
+    ``B_w``, while ``B_x B_w sqrt(log(dk)/n)`` holds for every ``B_w``.
+    """
+    rng = np.random.default_rng(seed)
+    n, d, k = 50, 8, 1
+    X = rng.uniform(-1, 1, (n, d))  # ||x||_inf <= B_x = 1
+    Bs = np.array([1.0, 10.0, 100.0, 1e4, 1e6])
+    rad = np.array([linear_class_rademacher_mc(X, B, 1.0, 4000, seed=seed)[0] for B in Bs])
+    shape_printed = np.sqrt(Bs**(2 * printed_power) * math.log(d * k) / n)
+    shape_fixed = Bs * math.sqrt(math.log(d * k) / n)
+    kp = 10 * rad[0] / shape_printed[0]
+    kf = 10 * rad[0] / shape_fixed[0]
+    return confirm_erratum(
+        bound_outcome(rad, kp * shape_printed), bound_outcome(rad, kf * shape_fixed),
+        description="a norm-based bound must be linear in the weight norm, not its square root",
+        printed_text="Sec. 2.5: O(sqrt(B_x B_w log(dk)))/sqrt(n)",
+        corrected_text="O(B_x B_w sqrt(log(dk)))/sqrt(n) (homogeneity: Rad(cF) = c Rad(F))",
+        source="Trauger & Tewari (seed 000), Sec. 2.5", severity="T", seed=seed,
+        params={"B_w": Bs.tolist(), "safety_factor": 10})

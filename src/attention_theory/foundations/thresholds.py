@@ -1,0 +1,50 @@
+"""A finite learning problem where every risk is exact: noisy thresholds on {0, ..., m-1}.
+
+``x`` is uniform on ``{0, ..., m-1}``; the clean label is ``1{x >= cut}``, flipped
+with probability ``flip``.  The hypothesis class is the ``m + 1`` thresholds
+``h_t(x) = 1{x >= t}``, ``t = 0..m``, with 0-1 loss.  Used to test the
+Rademacher generalization bound where nothing needs to be estimated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention_theory._validate import check_int, check_probability
+
+__all__ = ["threshold_true_risks", "threshold_sample", "threshold_loss_matrix"]
+
+
+def _check(m: int, cut: int, flip: float) -> tuple[int, int, float]:
+    m = check_int(m, "m", minimum=2)
+    cut = check_int(cut, "cut", minimum=0)
+    if cut > m:
+        raise ValueError(f"cut must be <= m={m}, got {cut}")
+    return m, cut, check_probability(flip, "flip", open_interval=False)
+
+
+def threshold_true_risks(m: int = 20, cut: int = 7, flip: float = 0.2) -> np.ndarray:
+    """Exact 0-1 risk of each threshold ``t = 0..m``, shape ``(m + 1,)``."""
+    m, cut, flip = _check(m, cut, flip)
+    x = np.arange(m)
+    p1 = np.where(x >= cut, 1 - flip, flip)  # P(y = 1 | x)
+    preds = (x[None, :] >= np.arange(m + 1)[:, None]).astype(float)
+    err = preds * (1 - p1)[None, :] + (1 - preds) * p1[None, :]
+    return err.mean(axis=1)
+
+
+def threshold_sample(n: int, rng: np.random.Generator, m: int = 20, cut: int = 7,
+                     flip: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` i.i.d. pairs ``(x, y)``: integer arrays of shape ``(n,)``."""
+    n = check_int(n, "n")
+    m, cut, flip = _check(m, cut, flip)
+    x = rng.integers(0, m, size=n)
+    y = (x >= cut).astype(int) ^ (rng.random(n) < flip).astype(int)
+    return x, y
+
+
+def threshold_loss_matrix(x: np.ndarray, y: np.ndarray, m: int = 20) -> np.ndarray:
+    """0-1 losses of every threshold on the sample: shape ``(m + 1, n)``."""
+    x, y = np.asarray(x), np.asarray(y)
+    preds = (x[None, :] >= np.arange(m + 1)[:, None]).astype(int)
+    return (preds != y[None, :]).astype(float)

@@ -1,0 +1,569 @@
+"""Checks of Julistiono, Tarzanagh & Azizan on the attention model: Assumption A, Definition 3,
+Lemmas 16-21 (objective, gradient, the Bregman cone around the l_p-AttSVM solution) and
+Lemmas 27-30 and Figure 4 along real l_p-AttGD trajectories.
+
+All displayed statements are reconstructions (``claims-julistiono.md``); constants such as
+``c_+``, ``c_-``, ``c_2``, ``R_delta`` and ``R_eps`` are the book's own derivation, not the
+paper's.  Quantities that underflow at large ``||W||`` (the gradient is ``~ e^{-rho}``) are
+evaluated in the log domain by :func:`scaled_correlation`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from attention_theory.config import pick
+from attention_theory.foundations.mirror import (
+    conjugate_exponent,
+    entrywise_lp,
+    grad_psi,
+)
+from attention_theory.julistiono import model as mj
+from attention_theory.julistiono.attention import (
+    E1_PS,
+    LEMMA19_PS,
+    TRAJ_PS,
+    ConeInstance,
+    cone_instance,
+    cone_samples,
+    cone_trajectory,
+    default_seeds,
+    e1_run,
+    grad_autograd,
+    lemma17_bound,
+    lemma20_constants,
+    lemma21_lower_bound,
+    lemma21_R_eps,
+    scaled_correlation,
+    unit,
+)
+from attention_theory.julistiono.svm import (
+    is_locally_optimal,
+    lp_att_svm,
+    support_tokens,
+)
+from attention_theory.search import maximize
+from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check
+
+_LOSS_FNS: dict[str, tuple[Callable, Callable]] = {
+    name: (functools.partial(mj.loss_value, loss=name), functools.partial(mj.loss_derivative, loss=name))
+    for name in mj.LOSSES
+}
+
+
+@claim_check("julistiono-assum-a", "loss-properties")
+def check_assumption_A(losses: dict[str, tuple[Callable, Callable]] | None = None, *, seed: int = 20) -> CheckRecord:
+    """For each loss on the score interval ``[min gamma, max gamma]`` (1e5-point grid): ``l'`` matches
+    finite differences of ``l``, ``l' < 0`` (strictly decreasing), and ``l'`` is Lipschitz with the
+    constant ``M_0`` measured on the grid (recorded with ``M_1 = max |l'|``)."""
+    losses = _LOSS_FNS if losses is None else losses
+    inst = mj.synthetic_dataset(seed)
+    gamma = mj.scores(inst["X"], inst["Y"], inst["v"])
+    u = np.linspace(gamma.min(), gamma.max(), pick(10000, 100000))
+    lhs, rhs, consts, fd = [], [], {}, []
+    for name, (f, df) in losses.items():
+        g = np.asarray(df(u))
+        h = 1e-6
+        fd.extend(np.abs((f(u + h) - f(u - h)) / (2 * h) - g) / (1 + np.abs(g)))
+        lhs.extend(np.full(u.size, 1e-12))
+        rhs.extend(-g)
+        M0 = float(np.max(np.abs(np.diff(g)) / np.diff(u)))
+        consts[name] = {"M1": float(np.max(np.abs(g))), "M0_grid": M0, "min_minus_dl": float(np.min(-g))}
+    check_bound(fd, 1e-6, "l' agrees with central differences of l", claim_id="julistiono-assum-a",
+                check="loss-derivative", seed=seed)
+    return check_bound(lhs, rhs, "-l'(u) > 0 on the score interval (strictly decreasing losses)",
+                       seed=seed, extra={"constants": consts, "interval": [float(u[0]), float(u[-1])]})
+
+
+@claim_check("julistiono-def-3", "support-kkt")
+def check_def3(kkt_rows: str = "support", *, p: float = 1.75, seed: int = 21) -> CheckRecord:
+    """For random instances: support sets from primal slacks and from dual variables agree (degenerate
+    instances flagged and skipped); KKT: ``grad ||.||_p(W^mm)`` is a non-negative combination of the
+    ``kkt_rows`` constraint gradients (``"support"``); globally optimal ``alpha`` is locally optimal; a
+    non-global locally optimal ``alpha`` is constructed."""
+    from scipy.optimize import nnls
+
+    resid, agree, flagged, local_found = [], 0, 0, 0
+    for s in range(seed, seed + pick(5, 50)):
+        inst = cone_instance(s, p)
+        sol = inst.sol
+        dual_sup = np.nan_to_num(sol.duals, nan=0.0) > 1e-7 * np.nanmax(sol.duals)
+        if not np.array_equal(dual_sup, inst.support):
+            flagged += 1
+            continue
+        agree += 1
+        rows = inst.support if kkt_rows == "support" else inst.nonsupport
+        n, T, d = inst.X.shape
+        M = np.stack([np.outer(inst.X[i, inst.alpha[i]] - inst.X[i, t], inst.z[i]).ravel()
+                      for i in range(n) for t in range(T) if rows[i, t]], axis=1)
+        g = grad_psi(sol.W, p).ravel() / sol.norm ** (p - 1)
+        lam, r = nnls(M, g)
+        resid.append(r / np.linalg.norm(g))
+        if not inst.locally_optimal:
+            raise AssertionError("globally optimal alpha failed the local-optimality test")
+        # a non-global locally optimal alpha: move one alpha_i to its second-best token
+        gamma = inst.gamma
+        for i in range(pick(2, n)):
+            alt = inst.alpha.copy()
+            alt[i] = int(np.argsort(gamma[i])[-2])
+            try:
+                sol2 = lp_att_svm(inst.X, inst.z, alt, p)
+            except RuntimeError:
+                continue
+            if is_locally_optimal(gamma, alt, support_tokens(sol2, inst.X, inst.z)):
+                local_found += 1
+                break
+    return check_bound(resid, 1e-4, f"KKT residual of W^mm with {kkt_rows} constraints (relative, NNLS; "
+                       "solver accuracy ~1e-5)",
+                       atol=0.0, seed=seed,
+                       extra={"instances_agreeing": agree, "degenerate_flagged": flagged,
+                              "non_global_locally_optimal_found": local_found})
+
+
+@claim_check("julistiono-lemma-16", "objective-bounds")
+def check_lemma16(lower_fn: Callable = np.max, upper_fn: Callable = np.min, *, seed: int = 22) -> CheckRecord:
+    """``mean_i l(max_t gamma_it) <= L(W) <= mean_i l(min_t gamma_it)`` for random ``W``
+    (``||W||_F`` 1e-3 ... 1e3) and for ``W`` maximising / minimising ``L`` (L-BFGS)."""
+    data = mj.synthetic_dataset(seed)
+    X, z, Y, v = data["X"], data["z"], data["Y"], data["v"]
+    gamma = mj.scores(X, Y, v)
+    lo = float(np.mean(mj.loss_value(lower_fn(gamma, axis=1))))
+    hi = float(np.mean(mj.loss_value(upper_fn(gamma, axis=1))))
+    rng = np.random.default_rng(seed)
+    vals = []
+    for _ in range(pick(200, 2000)):
+        W = rng.standard_normal((10, 10))
+        vals.append(mj.objective(W * 10 ** rng.uniform(-3, 3) / np.linalg.norm(W), X, z, Y, v))
+    T_ = [torch.as_tensor(a) for a in (X, z, Y, v)]
+    for sgn in (1.0, -1.0):
+        res = maximize(lambda t: sgn * mj.objective_torch(t.reshape(10, 10), *T_),
+                       lambda r: r.standard_normal(100) * 3, restarts=pick(3, 20), steps=200, seed=seed)
+        vals.append(sgn * res.best_value)
+    vals = np.asarray(vals)
+    return check_bound(np.concatenate([np.full(vals.size, lo), vals]), np.concatenate([vals, np.full(vals.size, hi)]),
+                       "l(max gamma) <= L(W) <= l(min gamma) (random + adversarial W)",
+                       rtol=1e-12, seed=seed, extra={"lower": lo, "upper": hi, "min_L": float(vals.min()),
+                                                   "max_L": float(vals.max())})
+
+
+def _grad_default(W, X, z, Y, v, loss):
+    return mj.gradient_W(W, X, z, Y, v, loss=loss)
+
+
+@claim_check("julistiono-lemma-17", "gradient-formula")
+def check_lemma17(grad_fn: Callable = _grad_default, *, seed: int = 23) -> CheckRecord:
+    """Lemma 17's gradient (``grad_fn``) against ``torch.autograd`` for three losses, shapes
+    ``(n, T, d) in {(1,2,2), (6,8,10), (20,16,8)}`` and ``||W||_F in {1e-2, 1, 10}``; the naive and the
+    stable softmax backward agree there too (relative error <= 1e-10)."""
+    rng = np.random.default_rng(seed)
+    errs = []
+    for n, T, d in ((1, 2, 2), (6, 8, 10), (20, 16, 8)):
+        data = mj.synthetic_dataset(int(rng.integers(1000)), n, T, d)
+        X, z, Y, v = data["X"], data["z"], data["Y"], data["v"]
+        for loss in mj.LOSSES:
+            for nrm in (1e-2, 1.0, 10.0):
+                W = rng.standard_normal((d, d))
+                W *= nrm / np.linalg.norm(W)
+                ref = grad_autograd(W, X, z, Y, v, loss)
+                sc = max(np.abs(ref).max(), 1e-300)
+                errs.append(np.abs(grad_fn(W, X, z, Y, v, loss) - ref).max() / sc)
+                errs.append(np.abs(mj.gradient_W(W, X, z, Y, v, loss=loss, stable=False) - ref).max() / sc)
+    return check_bound(errs, 1e-10, "Lemma 17 vs autograd (max relative error)", rtol=0.0, seed=seed)
+
+
+@claim_check("julistiono-lemma-18", "gradient-bound")
+def check_lemma18(scale: float = 1.0, *, seed: int = 24) -> CheckRecord:
+    """``||S'(h)||_2 <= 1/2``; ``||grad L||_F <= G = M_1/(2n) sum_i ||X_i||_2 ||gamma_i||_2 ||z_i||_2``, every
+    entry ``<= G`` and ``||grad L||_q <= D^max(0, 1/q - 1/2) G`` (``scale`` multiplies ``G``), on random
+    and adversarial ``W`` (L-BFGS maximising ``||grad L||_F``)."""
+    rng = np.random.default_rng(seed)
+    from attention_theory.foundations.softmax import softmax_jacobian
+
+    H = rng.standard_normal((pick(10000, 100000), 6)) * 10 ** rng.uniform(-1, 1.5, size=(1, 1))
+    jn = np.linalg.norm(softmax_jacobian(H), ord=2, axis=(-2, -1))
+    check_bound(jn, 0.5, "||diag(s) - s s^T||_2 <= 1/2 on random logits", claim_id="julistiono-lemma-18",
+                check="softmax-jacobian-norm", seed=seed)
+    data = mj.synthetic_dataset(seed)
+    X, z, Y, v = data["X"], data["z"], data["Y"], data["v"]
+    gamma = mj.scores(X, Y, v)
+    n, T, d = X.shape
+    M1 = 1.0  # logistic: |l'| <= 1
+    G = scale * M1 / (2 * n) * sum(np.linalg.norm(X[i], 2) * np.linalg.norm(gamma[i]) * np.linalg.norm(z[i])
+                                   for i in range(n))
+    lhs, rhs = [], []
+    for p in (1.25, 1.75, 2.0, 3.0):
+        q = conjugate_exponent(p)
+        fac = (d * d) ** max(0.0, 1 / q - 0.5)
+        for _ in range(pick(100, 1000)):
+            W = rng.standard_normal((d, d)) * 10 ** rng.uniform(-2, 2)
+            g = mj.gradient_W(W, X, z, Y, v)
+            lhs += [np.linalg.norm(g), np.abs(g).max(), entrywise_lp(g, q)]
+            rhs += [G, G, fac * G]
+    T_ = [torch.as_tensor(a) for a in (X, z, Y, v)]
+
+    def gnorm(t: torch.Tensor) -> torch.Tensor:
+        with torch.enable_grad():
+            tt = t if t.requires_grad else t.detach().requires_grad_(True)
+            Wt = tt.reshape(d, d)
+            val = mj.objective_torch(Wt, *T_)
+            (gr,) = torch.autograd.grad(val, Wt, create_graph=True)
+            return torch.linalg.norm(gr)
+
+    res = maximize(gnorm, lambda r: r.standard_normal(d * d), restarts=pick(3, 20), steps=100, seed=seed)
+    lhs.append(res.best_value)
+    rhs.append(G)
+    return check_bound(lhs, rhs, "gradient bound G of Lemma 18 (Frobenius, entries, l_q)", seed=seed,
+                       extra={"G": G, "adversarial_max_grad_F": res.best_value})
+
+
+@claim_check("julistiono-lemma-19", "cone-margins")
+def check_lemma19(mu_factor: float = 1.0, *, ps: tuple[float, ...] = LEMMA19_PS, seed: int = 25) -> CheckRecord:
+    """For ``W`` in ``S_{p, mu}`` with ``mu = mu_factor * mu0`` (random interior/boundary points and the
+    adversarial boundary directions): ``||Wbar - W^mm||_p <= delta/(2A)``, the perturbation of every
+    constraint is ``<= delta/2``, and (12a)-(12c)."""
+    rng = np.random.default_rng(seed)
+    lhs, rhs, info = [], [], {}
+    m12 = {"12a": ([], []), "12b": ([], []), "12c": ([], [])}
+    for p in ps:
+        for s in range(seed, seed + pick(1, 6)):
+            inst = cone_instance(s, p)
+            mu = mu_factor * inst.mu0
+            d_, A = inst.delta, inst.A
+            n, T, _ = inst.X.shape
+            ar = np.arange(n)
+            for Wh in cone_samples(inst, mu, rng, pick(10, 60)):
+                Wbar = inst.norm_mm * Wh
+                lhs.append(entrywise_lp(Wbar - inst.Wmm, p))
+                rhs.append(d_ / (2 * A))
+                hb = mj.logits(inst.X, inst.z, Wbar)
+                hm = mj.logits(inst.X, inst.z, inst.Wmm)
+                pert = np.abs((hb - hm)[:, :, None] - (hb - hm)[:, None, :])
+                lhs.append(pert.max())
+                rhs.append(d_ / 2)
+                sl = hb[ar, inst.alpha][:, None] - hb          # (x_alpha - x_t)^T Wbar z
+                for i in range(n):
+                    S, N = inst.support[i], inst.nonsupport[i]
+                    if S.any() and N.any():   # (12a): (x_t - x_tau)^T Wbar z >= 3 delta / 2
+                        m12["12a"][0].append(1.5 * d_)
+                        m12["12a"][1].append((sl[i][N][None, :] - sl[i][S][:, None]).min())
+                    if N.any():               # (12b)
+                        m12["12b"][0].append(1 + 1.5 * d_)
+                        m12["12b"][1].append(sl[i][N].min())
+                    if S.any():               # (12c)
+                        m12["12c"][0].extend([1 - d_ / 2, sl[i][S].max()])
+                        m12["12c"][1].extend([sl[i][S].min(), 1 + d_ / 2])
+            info[f"p={p},seed={s}"] = {"delta": d_, "A": A, "mu0": inst.mu0, "norm_mm": inst.norm_mm}
+    check_bound(np.concatenate([m12[k][0] for k in m12]), np.concatenate([m12[k][1] for k in m12]),
+                "(12a)-(12c) in the Bregman cone", rtol=1e-9, atol=1e-12,
+                claim_id="julistiono-eq-12", check="three-inequalities", seed=seed)
+    return check_bound(lhs, rhs, "||Wbar - W^mm||_p <= delta/(2A) and constraint perturbation <= delta/2",
+                       rtol=1e-9, atol=1e-13, seed=seed, params={"mu_factor": mu_factor},
+                       extra={"instances": info})
+
+
+def _cone_pairs(inst: ConeInstance, rng: np.random.Generator, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(What, Vbar)``: unit-norm ``What`` in the cone and ``Vbar`` in the cone with ``||Vbar|| = ||W^mm||``
+    (including ``Vbar = W^mm`` and ``Vbar = ||W^mm|| What``)."""
+    pts = cone_samples(inst, inst.mu0, rng, k, n_adversarial=pick(8, 60))
+    pairs = []
+    for j, Wh in enumerate(pts):
+        pairs.append((Wh, inst.Wmm))
+        pairs.append((Wh, inst.norm_mm * Wh))
+        pairs.append((Wh, inst.norm_mm * pts[(j * 7 + 3) % len(pts)]))
+    return pairs
+
+
+@claim_check("julistiono-lemma-20", "positive-correlation")
+def check_lemma20(alpha_rule: str = "global", *, p: float = 1.75, seed: int = 26) -> CheckRecord:
+    """(13) against autograd; the covariance identity behind (14); the softmax ratio bounds (16); the
+    lower bound (17) with the book's ``c_+, c_-, c_2``; ``c_+ > 0`` (18); and Lemma 20: ``<-grad L(W), V> > 0``
+    for ``rho >= R_delta`` (log domain), on sampled and adversarial cone pairs."""
+    rng = np.random.default_rng(seed)
+    e13, e14, r16, b17, pos, thresholds, consts_all = [], [], ([], []), ([], []), [], {}, {}
+    for s in range(seed, seed + pick(2, 6)):
+        inst = cone_instance(s, p, alpha_rule)
+        X, z, Y, v = inst.X, inst.z, inst.Y, inst.v
+        consts = lemma20_constants(inst)
+        consts_all[f"seed={s}"] = consts
+        Rd = consts["R_delta_rho"] if math.isfinite(consts["R_delta_rho"]) else 60.0
+        pairs = _cone_pairs(inst, rng, pick(4, 30))
+        # (13) and the covariance identity at moderate norm, against autograd
+        for Wh, Vb in pairs[:12]:
+            W = 2.0 * inst.norm_mm * Wh
+            g = grad_autograd(W, X, z, Y, v, "logistic")
+            ref = float(np.sum(g * Vb))
+            h, a = mj.logits(X, z, W), mj.logits(X, z, Vb)
+            c, sm, u = mj.softmax_jacobian_times(h, inst.gamma)
+            f13 = float(np.mean(mj.loss_derivative(u) * np.sum(c * a, axis=1)))
+            e13.append(abs(f13 - ref) / max(abs(ref), 1e-300))
+            corr, sh = scaled_correlation(inst, W, Vb)
+            e14.append(abs(-corr * math.exp(-sh) - ref) / max(abs(ref), 1e-300))
+        emp = 0.0
+        for Wh, Vb in pairs:
+            # (16): log softmax ratios at rho in a grid
+            Wbar = inst.norm_mm * Wh
+            sl = mj.logits(X, z, Wbar)
+            ar = np.arange(X.shape[0])
+            gap = sl[ar, inst.alpha][:, None] - sl
+            d_ = inst.delta
+            for rho in (1.0, 10.0, 100.0):
+                r16[0].extend(rho * (1 - d_ / 2) * np.ones(int(inst.support.sum())))
+                r16[1].extend(rho * gap[inst.support])
+                r16[0].extend(rho * gap[inst.support])
+                r16[1].extend(rho * (1 + d_ / 2) * np.ones(int(inst.support.sum())))
+                r16[0].extend(rho * (1 + 1.5 * d_) * np.ones(int(inst.nonsupport.sum())))
+                r16[1].extend(rho * gap[inst.nonsupport])
+            for rho in (0.5, 2.0, 8.0, 32.0, 128.0, Rd, 2 * Rd, 4 * Rd):
+                W = rho * Wbar
+                if d_ * rho < 600:   # (17) scaled by e^{(1+delta/2) rho} stays finite
+                    corr, sh = scaled_correlation(inst, W, Vb, shift=(1 + d_ / 2) * rho)
+                    b17[0].append(lemma17_bound(inst, rho, consts))
+                    b17[1].append(corr)
+                if rho >= Rd:
+                    pos.append(scaled_correlation(inst, W, Vb)[0])
+            for rho in (0.25, 0.5, 1, 2, 4, 8, 16, 32):
+                corr, _ = scaled_correlation(inst, rho * Wbar, Vb)
+                if corr <= 0:
+                    emp = max(emp, rho)
+        thresholds[f"seed={s}"] = {"R_delta_rho": consts["R_delta_rho"], "empirical_threshold_rho_below": emp}
+    check_identity(e13, np.zeros(len(e13)), "(13): <grad L(W), V> = mean l'_i gamma_i^T S'(h_i) X_i V z_i vs autograd",
+                   atol=1e-10, claim_id="julistiono-eq-13", check="correlation-formula", seed=seed)
+    check_identity(e14, np.zeros(len(e14)), "covariance identity (TF-as-SVM Lemma 7) in log-domain form vs autograd",
+                   atol=1e-9, claim_id="julistiono-eq-14", check="covariance-identity", seed=seed)
+    check_bound(r16[0], r16[1], "(16): log softmax ratios within [-(1+delta/2)rho, -(1-delta/2)rho] (support) "
+                "and <= -(1+3delta/2)rho (non-support)", rtol=1e-9, atol=1e-9,
+                claim_id="julistiono-eq-16", check="softmax-ratios", seed=seed)
+    check_bound(b17[0], b17[1], "(17): correlation * e^{(1+delta/2)rho} >= [c_+ - c_- e^{-delta rho} - "
+                "c_2 e^{-(1-3delta/2)rho}]/n", rtol=1e-9, atol=1e-300,
+                claim_id="julistiono-eq-17", check="combined-lower-bound", seed=seed)
+    check_bound([1e-300] * len(consts_all), [c["c_plus"] for c in consts_all.values()],
+                "(18): c_+ > 0 (some sample has a support token)", claim_id="julistiono-eq-18",
+                check="c-plus-positive", seed=seed)
+    return check_bound(np.full(len(pos), 1e-300), pos,
+                       "<-grad L(W), V> > 0 for rho >= R_delta (scaled by e^{(1+delta/2)rho})",
+                       seed=seed, params={"p": p, "alpha_rule": alpha_rule},
+                       extra={"thresholds": thresholds, "constants": consts_all})
+
+
+@claim_check("julistiono-lemma-21", "svm-direction-beats-current")
+def check_lemma21(alpha_rule: str = "global", *, eps_list: tuple[float, ...] = (0.5, 0.2, 0.1),
+                  p: float = 1.75, seed: int = 27) -> CheckRecord:
+    """``<-grad L(W), W^mm/||W^mm||> >= (1 - eps) <-grad L(W), W/||W||>`` along rays ``W = rho Wbar``
+    (``Wbar`` sampled/adversarial in the cone) for ``rho >= R_eps`` (book's explicit value), in the
+    log domain; (19)-(21) are the proof's rescaling and reductions, checked as the same inequality
+    per sample at ``rho >= R_eps``."""
+    rng = np.random.default_rng(seed)
+    diff, e20, b21, info, lhs21, rhs21 = [], [], ([], []), {}, [], []
+    for s in range(seed, seed + pick(2, 6)):
+        inst = cone_instance(s, p, alpha_rule)
+        X, z, Y, v = inst.X, inst.z, inst.Y, inst.v
+        pts = cone_samples(inst, inst.mu0, rng, pick(4, 30), n_adversarial=pick(8, 60))
+        for eps in eps_list:
+            R = lemma21_R_eps(inst, eps)
+            if not math.isfinite(R):
+                R = 60.0
+            info[f"seed={s},eps={eps}"] = R
+            for j, Wh in enumerate(pts):
+                Wbar = inst.norm_mm * Wh
+                if j < 4:   # (20): the per-sample decomposition, against autograd at moderate norm
+                    W = 2.0 * Wbar
+                    g = grad_autograd(W, X, z, Y, v, "logistic")
+                    ref = float(np.sum(-g * (inst.Wmm - (1 - eps) * Wbar)))
+                    c, _ = scaled_correlation(inst, W, inst.Wmm - (1 - eps) * Wbar, shift=0.0)
+                    e20.append(abs(c - ref) / max(abs(ref), 1e-300))
+                for rho in (R, 2 * R):
+                    W = rho * Wbar
+                    a, sh = scaled_correlation(inst, W, inst.Wmm)
+                    b, _ = scaled_correlation(inst, W, Wbar, shift=sh)
+                    diff.append((a - (1 - eps) * b) / max(abs(a), abs(b), 1e-300))
+                    lhs21.append((1 - eps) * b)
+                    rhs21.append(a)
+                    if alpha_rule == "global":
+                        c, _ = scaled_correlation(inst, W, inst.Wmm - (1 - eps) * Wbar, shift=rho)
+                        b21[0].append(lemma21_lower_bound(inst, eps, rho))
+                        b21[1].append(c)
+    check_bound(np.zeros(len(diff)), diff, "(19): the rescaled inequality <-grad L, W^mm - (1-eps) Wbar> >= 0 "
+                "(normalised)", rtol=0.0, atol=1e-12, claim_id="julistiono-eq-19", check="rescaled-inequality",
+                seed=seed)
+    check_identity(e20, np.zeros(len(e20)), "(20): per-sample covariance decomposition of "
+                   "<-grad L, W^mm - (1-eps) Wbar> vs autograd", atol=1e-9,
+                   claim_id="julistiono-eq-20", check="per-sample-decomposition", seed=seed)
+    if b21[0]:
+        check_bound(b21[0], b21[1], "(21): e^rho <-grad L, W^mm - (1-eps) Wbar> >= book's lower bound",
+                    rtol=1e-9, atol=1e-300, claim_id="julistiono-eq-21", check="lower-bound", seed=seed)
+    return check_bound(lhs21, rhs21, "Lemma 21 at rho >= R_eps: (1-eps)<-grad L, What> <= <-grad L, What^mm> "
+                       "(both scaled by the same e^shift)", rtol=1e-9, atol=1e-300, seed=seed, params={"eps": list(eps_list), "alpha_rule": alpha_rule},
+                       extra={"R_eps_rho": info, "min_normalised_difference": float(np.min(diff))})
+
+
+def _valid_ratio(tr: dict[str, Any]) -> np.ndarray:
+    """Per-step ratio of (25) where the increment is resolvable (``den > 1e-13 ||W||^{p-1}``); else ``nan``."""
+    scale = tr["norms"][:-1] ** (tr["p"] - 1)
+    ok = tr["den"] > 1e-13 * scale
+    return np.where(ok, tr["num"] / np.where(ok, tr["den"], 1.0), np.nan)
+
+
+@claim_check("julistiono-lemma-27", "per-step-progress")
+def check_lemma27(alpha_rule: str = "global", init: str = "cone", *, threshold: float = 0.9,
+                  R0_min: float = 10.0, ps: tuple[float, ...] = TRAJ_PS) -> CheckRecord:
+    """(25) along unnormalised l_p-AttGD from the thin cone: the per-step ratio
+    ``<grad psi(W(k+1)) - grad psi(W(k)), What^mm> / (||W(k+1)||^{p-1} - ||W(k)||^{p-1})`` is
+    ``>= threshold = 0.9`` for ``R0 >= R0_min = 10``, and the empirical ``eps = 1 - min ratio`` does not
+    increase with ``R0`` (Lemma 27's ``R_eps``: a larger starting norm allows a smaller ``eps``)."""
+    lhs, rhs, info, mono = [], [], {}, []
+    for p in ps:
+        tr = cone_trajectory(p, alpha_rule, init)
+        ratio = _valid_ratio(tr)
+        for j, R0 in enumerate(tr["R0"]):
+            r = ratio[:, j]
+            r = r[np.isfinite(r)]
+            info[f"p={p},R0={R0:g}"] = {"min_ratio": float(r.min()) if r.size else None,
+                                        "last_quarter_min": float(r[3 * r.size // 4:].min()) if r.size else None,
+                                        "n_steps_resolved": int(r.size)}
+            if R0 >= R0_min:
+                den, num = tr["den"][:, j], tr["num"][:, j]
+                res = np.abs(den) > 1e-13 * tr["norms"][:-1, j] ** (p - 1)
+                lhs.extend(threshold * den[res])
+                rhs.extend(num[res])
+                lhs.extend(-den[res])         # the norm increases (Lemmas 20 and 22)
+                rhs.extend(np.zeros(int(res.sum())))
+                if not res.any():
+                    lhs.append(1.0), rhs.append(0.0)   # nothing resolvable: the run did not move
+        mins = [info[f"p={p},R0={R0:g}"]["min_ratio"] for R0 in tr["R0"]]
+        mins = [np.nan if m is None else m for m in mins]
+        mono.extend(np.asarray(mins[:-1]) - np.asarray(mins[1:]))
+    check_bound(lhs, rhs, f"(25): <grad psi(W(k+1)) - grad psi(W(k)), What^mm> >= {threshold} "
+                f"(||W(k+1)||^(p-1) - ||W(k)||^(p-1)) > 0 for R0 >= {R0_min}", rtol=1e-9, atol=1e-300,
+                claim_id="julistiono-eq-25", check="per-step-ratio", params={"threshold": threshold})
+    check_bound(mono, 1e-12, "min per-step ratio non-decreasing in R0 (eps_emp decreasing)", rtol=0.0,
+                claim_id="julistiono-lemma-27", check="eps-decreasing-in-R0")
+    return check_bound(lhs, rhs, "Lemma 27 along trajectories (progress toward What^mm vs norm growth)",
+                       rtol=1e-9, atol=1e-300,
+                       params={"threshold": threshold, "alpha_rule": alpha_rule, "init": init},
+                       extra={"per_run": info})
+
+
+@claim_check("julistiono-lemma-28", "cone-invariance")
+def check_lemma28(alpha_rule: str = "global", init: str = "cone", *, ps: tuple[float, ...] = TRAJ_PS,
+                  mu_wide: float = 0.1) -> CheckRecord:
+    """(a) ``D_k = 1 - <grad psi(W(k)), What^mm>/||W(k)||^{p-1}`` exactly; (b) (27) with
+    ``eps_k = max_{i<k} (1 - ratio_i)_+`` at every ``k`` and ``D_k <= max(eps_k, D_0)``; (c) norms
+    non-decreasing; (d) every iterate of the runs with ``R0 >= 3`` stays in the wider cone ``D_k <= mu_wide``."""
+    idn, lhs, rhs, mono, wide, info = [], [], [], [], [], {}
+    for p in ps:
+        tr = cone_trajectory(p, alpha_rule, init)
+        Wh = unit(tr["inst"].Wmm, p)
+        Ws, D, nr = tr["W"], tr["D"], tr["norms"]
+        alt = 1 - np.sum(grad_psi(Ws, p) * Wh, axis=(-2, -1)) / nr ** (p - 1)
+        idn.extend((alt - D).ravel())
+        ratio = np.where(tr["den"] > 0, tr["num"] / np.where(tr["den"] > 0, tr["den"], 1), 1.0)
+        for j in range(Ws.shape[1]):
+            # eps_k: running max of (1 - ratio)_+; (27) holds for every k given it
+            epsk = np.maximum.accumulate(np.maximum(1 - ratio[:, j], 0.0))
+            D0 = D[0, j]
+            bound = epsk + (D0 - epsk) * (nr[0, j] / nr[1:, j]) ** (p - 1)
+            lhs.extend(D[1:, j])
+            rhs.extend(bound + 1e-12)
+            lhs.extend(D[1:, j])
+            rhs.extend(np.maximum(epsk, D0) + 1e-12)
+            mono.extend(nr[:-1, j] - nr[1:, j])
+            if tr["R0"][j] >= 3:
+                wide.extend(D[:, j])
+            info[f"p={p},R0={tr['R0'][j]:g}"] = {"D0": float(D0), "max_D": float(D[:, j].max()),
+                                                 "final_D": float(D[-1, j]), "final_eps": float(epsk[-1])}
+    check_identity(idn, np.zeros(len(idn)), "D_k = 1 - <grad psi(W_k), What^mm>/||W_k||^{p-1}", atol=1e-12,
+                   claim_id="julistiono-eq-26", check="divergence-identity")
+    check_bound(lhs, rhs, "(27) at every step with the running eps_k", rtol=1e-9,
+                claim_id="julistiono-eq-27", check="divergence-recursion")
+    check_bound(mono, 1e-12, "||W(k)||_p non-decreasing", rtol=0.0, claim_id="julistiono-lemma-28",
+                check="monotone-norm")
+    return check_bound(wide, mu_wide, f"every iterate in the wider cone D_k <= {mu_wide}",
+                       params={"alpha_rule": alpha_rule, "init": init, "mu_wide": mu_wide},
+                       extra={"per_run": info})
+
+
+@claim_check("julistiono-lemma-30", "log-norm-growth")
+def check_lemma30(growth: Callable[[np.ndarray], np.ndarray] = np.log, *, ps: tuple[float, ...] = TRAJ_PS) -> CheckRecord:
+    """Norms are non-decreasing and grow over every doubling of ``k`` in the second half; a lower bound
+    ``||W(k)|| >= c_1 growth(k) - c_2`` fitted on the first half (``c_1`` least squares, ``c_2`` the
+    smallest shift making it hold there) still holds on the second half (``growth = log``)."""
+    lhs, rhs, fits = [], [], {}
+    for p in ps:
+        tr = cone_trajectory(p, "global", "cone")
+        nr = tr["norms"]
+        K = nr.shape[0] - 1
+        for j in range(nr.shape[1]):
+            y = nr[1:, j]
+            k = np.arange(1, K + 1, dtype=float)
+            half = K // 2
+            gk = growth(k)
+            A = np.vstack([gk[:half], np.ones(half)]).T
+            c1 = float(np.linalg.lstsq(A, y[:half], rcond=None)[0][0])
+            c2 = float(np.max(c1 * gk[:half] - y[:half]))
+            lhs.extend(c1 * gk[half:] - c2)
+            rhs.extend(y[half:])
+            ks = [K // 2 ** m for m in range(0, 3)][::-1]
+            inc = np.diff(nr[ks, j])
+            lhs.extend(np.full(inc.size, 1e-300))
+            rhs.extend(inc)
+            fits[f"p={p},R0={tr['R0'][j]:g}"] = {"c1": c1, "c2": c2, "norm_start": float(nr[0, j]),
+                                                 "norm_end": float(nr[-1, j])}
+    return check_bound(lhs, rhs, "||W(k)|| >= c1 growth(k) - c2 on the second half (fitted on the first); "
+                       "growth over each doubling", rtol=1e-12, extra={"fits": fits})
+
+
+def _e1(seeds: tuple[int, ...], ps: tuple[float, ...], stable: bool) -> dict[float, dict[str, Any]]:
+    return {p: e1_run(seeds, p, stable) for p in ps}
+
+
+@claim_check("julistiono-fig-4", "own-svm-closest")
+def check_fig4(q_for_svm: Callable[[float], float] | None = None, stable: bool = True, *,
+               ps: tuple[float, ...] = E1_PS, seeds: tuple[int, ...] | None = None,
+               tol: float = 2e-2, fraction: float = 0.9) -> CheckRecord:
+    """E1: for each MD ``p`` and at least ``fraction`` of the seeds, ``D_psi(What^mm_q, What(K)) <= tol``
+    for ``q = q_for_svm(p)`` (default ``q = p``) and that ``q`` is the closest of ``{1.75, 2, 3}``."""
+    seeds = default_seeds() if seeds is None else seeds
+    qf = (lambda p: p) if q_for_svm is None else q_for_svm
+    runs = _e1(seeds, ps, stable)
+    lhs, rhs, info = [], [], {}
+    for p in ps:
+        r = runs[p]
+        q = qf(p)
+        final = {qq: r["D"][qq][-1] for qq in E1_PS}
+        own = final[q]
+        closest = np.all([own <= final[qq] for qq in E1_PS], axis=0)
+        frac_small, frac_closest = float(np.mean(own <= tol)), float(np.mean(closest))
+        lhs += [fraction, fraction]
+        rhs += [frac_small, frac_closest]
+        info[f"p={p}"] = {"q": q, "median_D_own": float(np.median(own)), "frac_below_tol": frac_small,
+                          "frac_own_closest": frac_closest,
+                          "median_D_by_q": {str(qq): float(np.median(final[qq])) for qq in E1_PS}}
+    return check_bound(lhs, rhs, f"fraction of seeds with D(own SVM) <= {tol} and own SVM closest >= {fraction}",
+                       params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info})
+
+
+@claim_check("julistiono-lemma-29", "directional-convergence")
+def check_lemma29(stable: bool = True, *, ps: tuple[float, ...] = E1_PS, seeds: tuple[int, ...] | None = None,
+                  tol: float = 2e-2, fraction: float = 0.9) -> CheckRecord:
+    """The main directional-convergence claim in the form the experiments use (normalized MD, E1 horizons):
+    ``D_psi(What^mm_p, What(K)) <= tol`` for at least ``fraction`` of the seeds, and ``D`` decreases from the
+    first to the last quarter of the run (median over seeds)."""
+    seeds = default_seeds() if seeds is None else seeds
+    runs = _e1(seeds, ps, stable)
+    lhs, rhs, info = [], [], {}
+    for p in ps:
+        D = runs[p]["D"][p]
+        K = D.shape[0]
+        lhs.append(fraction)
+        rhs.append(float(np.mean(D[-1] <= tol)))
+        lhs.append(float(np.median(D[-1])))
+        rhs.append(float(np.median(D[K // 4])))
+        info[f"p={p}"] = {"median_final": float(np.median(D[-1])), "median_quarter": float(np.median(D[K // 4])),
+                          "frac_below_tol": float(np.mean(D[-1] <= tol))}
+    return check_bound(lhs, rhs, "directional Bregman divergence to the own-p SVM small and decreasing",
+                       params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info})

@@ -1,0 +1,249 @@
+"""Experiments of Julistiono, Tarzanagh & Azizan (reproduction plan E1-E4 of the catalogue).
+
+* E1: directional convergence of normalized l_p-AttGD to the l_q-AttSVM, ``p, q in {1.75, 2, 3}``
+  (n=6, T=8, d=10, eta=0.1, K = 1500/2000/20000, seeds 1..S), Bregman distance vs iteration,
+  softmax saturation, learned ``W`` per ``p`` (implicit bias).
+* E2: joint ``(W, v)`` training on the paper's two-sample example.
+* E3/E4 **stand-ins** (IMDb and CIFAR-100 are not reachable offline): a planted-sentiment-token
+  sequence task trained with l_p-MD on the attention model, and a tiny ViT on synthetic 8x8 shapes,
+  l_{1.1}-MD vs Adam vs GD.  They exercise the optimiser and the sparsity metrics only.
+
+``python -m attention_theory run julistiono experiments --scale {smoke,full}``
+writes ``e1.json``, ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with provenance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from attention_theory.experiment import Experiment, Part, PartResult, RunContext
+from attention_theory.foundations.mirror import directional_bregman
+from attention_theory.julistiono import model as mj
+from attention_theory.julistiono.mirror_descent import joint_lp_md, torch_md_step_
+from attention_theory.julistiono.svm import lp_att_svm, lp_v_svm, select_alpha
+
+__all__ = ["E1_PS", "E_STEPS", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT"]
+
+E1_PS = (1.75, 2.0, 3.0)
+E_STEPS = {1.75: 1500, 2.0: 2000, 3.0: 20000}
+
+
+def sparsity(w: Any, rel: float = 1e-2) -> float:
+    """Fraction of entries with ``|w| < rel * max|w|``."""
+    a = np.abs(np.asarray(w, dtype=float)).ravel()
+    return float(np.mean(a < rel * a.max())) if a.max() > 0 else 1.0
+
+
+# ---------------------------------------------------------------------------
+# E1
+# ---------------------------------------------------------------------------
+
+
+def run_e1(n_seeds: int, *, record_every: int = 50) -> dict[str, Any]:
+    """E1 over seeds ``1..n_seeds``: summary curves (median/quartiles over seeds) per (p, q)."""
+    from attention_theory.julistiono.attention import e1_run
+
+    seeds = tuple(range(1, n_seeds + 1))
+    out: dict[str, Any] = {"seeds": list(seeds), "runs": {}}
+    for p in E1_PS:
+        r = e1_run(seeds, p, True, record_every)
+        curves = {}
+        for q in E1_PS:
+            D = r["D"][q]
+            curves[str(q)] = {"median": np.median(D, axis=1), "q25": np.quantile(D, 0.25, axis=1),
+                              "q75": np.quantile(D, 0.75, axis=1), "final": D[-1],
+                              "lp_dist_final": r["lp_dist"][q]}
+        out["runs"][str(p)] = {
+            "steps": r["steps"], "curves": curves,
+            "max_prob_median": np.median(r["max_prob"], axis=1),
+            "loss_median": np.median(r["losses"], axis=1),
+            "norm_median": np.median(r["norms"], axis=1),
+            "W_final_seed1": r["final"][0], "svm_own_seed1": r["svm"][p][0],
+            "sparsity_final": [sparsity(W) for W in r["final"]],
+            "alpha": [a.tolist() for a in r["alpha"]],
+        }
+    return out
+
+
+# ---------------------------------------------------------------------------
+# E2
+# ---------------------------------------------------------------------------
+
+
+def run_e2(*, steps: dict[float, int] | None = None, record_every: int = 10) -> dict[str, Any]:
+    """Joint normalized l_p-MD on ``(W, v)`` from zero on the two-sample example, per ``p``."""
+    ex = mj.two_sample_example()
+    X, z, Y = ex["X"], ex["z"], ex["Y"]
+    steps = steps or E_STEPS
+    out: dict[str, Any] = {}
+    for p in E1_PS:
+        tr = joint_lp_md(np.zeros((2, 2)), np.zeros(2), X, z, Y, p=p, eta=0.1, steps=steps[p],
+                         record_every=record_every)
+        W = tr.W[-1]
+        alpha = select_alpha(X, z, W)
+        Wmm = lp_att_svm(X, z, alpha, p).W
+        vmm = lp_v_svm(X, Y, alpha, p)
+        out[str(p)] = {
+            "steps": tr.steps, "W_path": tr.W.reshape(len(tr.steps), 4), "v_path": tr.v, "losses": tr.losses,
+            "stopped": tr.stopped, "alpha": alpha.tolist(), "Wmm": Wmm, "vmm": vmm,
+            "D_W": directional_bregman(Wmm, tr.W[1:], p, batch_dims=1),
+            "D_v": directional_bregman(vmm, tr.v[1:], p, batch_dims=1),
+        }
+    return out
+
+
+# ---------------------------------------------------------------------------
+# E3 stand-in: planted sentiment tokens, the paper's attention model trained end to end by MD
+# ---------------------------------------------------------------------------
+
+E3_LR = {1.1: 1.0, 2.0: 3.0, 3.0: 0.3}
+
+
+def run_e3_standin(*, n_train: int, n_test: int, steps: int, ps: tuple[float, ...] = (1.1, 2.0, 3.0),
+                   seed: int = 0, emb: int = 16) -> dict[str, Any]:
+    """STAND-IN for E3 (not IMDb): ``f = v^T E_X^T softmax(E_X W e_0)`` on planted-sentiment sequences,
+    embedding ``E``, ``W`` and ``v`` all trained by full-batch l_p-MD (logistic loss)."""
+    import torch
+
+    from attention_theory.julistiono.real_data import planted_sentiment
+
+    Xtr, ytr = planted_sentiment(n_train, seed=seed)
+    Xte, yte = planted_sentiment(n_test, seed=seed + 1)
+    out: dict[str, Any] = {"n_train": n_train, "n_test": n_test, "steps": steps, "lr": {str(p): E3_LR[p] for p in ps}}
+    for p in ps:
+        g = torch.Generator().manual_seed(seed)
+        E = (torch.randn(200, emb, generator=g, dtype=torch.float64) / emb ** 0.5).requires_grad_(True)
+        W = (torch.randn(emb, emb, generator=g, dtype=torch.float64) / emb).requires_grad_(True)
+        v = (torch.randn(emb, generator=g, dtype=torch.float64) / emb ** 0.5).requires_grad_(True)
+
+        def forward(Xi):
+            T = E[torch.as_tensor(Xi)]                      # (n, L, emb)
+            h = torch.einsum("nld,de,ne->nl", T, W, T[:, 0])
+            s = torch.softmax(h, dim=-1)
+            return torch.einsum("nl,nld,d->n", s, T, v), s
+
+        ysig = torch.as_tensor(2 * ytr - 1, dtype=torch.float64)
+        for _ in range(steps):
+            f, _ = forward(Xtr)
+            loss = torch.nn.functional.softplus(-ysig * f).mean()
+            for t in (E, W, v):
+                t.grad = None
+            loss.backward()
+            torch_md_step_((E, W, v), p, E3_LR[p])
+        with torch.no_grad():
+            fte, ste = forward(Xte)
+            acc = float(((fte > 0).long().numpy() == yte).mean())
+            sig = (torch.as_tensor(Xte) >= 1) & (torch.as_tensor(Xte) <= 8)
+            att_signal = float((ste * sig).sum(dim=1).mean())
+        out[str(p)] = {"test_accuracy": acc, "final_train_loss": float(loss.detach()), "attention_on_signal": att_signal,
+                       "sparsity_W": sparsity(W.detach().numpy()), "sparsity_E": sparsity(E.detach().numpy()),
+                       "W": W.detach().numpy()}
+    return out
+
+
+# ---------------------------------------------------------------------------
+# E4 stand-in: tiny ViT on synthetic shapes, l_1.1-MD vs Adam vs GD
+# ---------------------------------------------------------------------------
+
+
+def run_e4_standin(*, n_train: int, n_test: int, steps: int, seed: int = 0, dim: int = 16) -> dict[str, Any]:
+    """STAND-IN for E4 (not CIFAR-100): 8x8 synthetic shapes, 2x2 patches (16 tokens + [CLS]), one
+    attention layer and a linear head; l_1.1-MD (lr 3e-2), Adam (lr 1e-2) and GD (lr 0.3), full batch."""
+    import torch
+
+    from attention_theory.julistiono.real_data import synthetic_shapes
+
+    def patches(im):
+        n = im.shape[0]
+        return torch.as_tensor(im.reshape(n, 4, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(n, 16, 4))
+
+    Xtr, ytr = synthetic_shapes(n_train, seed=seed)
+    Xte, yte = synthetic_shapes(n_test, seed=seed + 1)
+    Ptr, Pte = patches(Xtr), patches(Xte)
+    ytr_t = torch.as_tensor(ytr)
+    out: dict[str, Any] = {"n_train": n_train, "n_test": n_test, "steps": steps}
+    for name, lr in (("md-1.1", 3e-2), ("adam", 1e-2), ("gd", 0.3)):
+        g = torch.Generator().manual_seed(seed)
+        prm = {
+            "emb": torch.randn(4, dim, generator=g, dtype=torch.float64) / 2,
+            "pos": torch.randn(17, dim, generator=g, dtype=torch.float64) / dim ** 0.5,
+            "cls": torch.randn(dim, generator=g, dtype=torch.float64) / dim ** 0.5,
+            "W": torch.randn(dim, dim, generator=g, dtype=torch.float64) / dim,
+            "V": torch.randn(dim, dim, generator=g, dtype=torch.float64) / dim ** 0.5,
+            "head": torch.randn(dim, 4, generator=g, dtype=torch.float64) / dim ** 0.5,
+        }
+        for t in prm.values():
+            t.requires_grad_(True)
+        opt = torch.optim.Adam(prm.values(), lr=lr) if name == "adam" else None
+
+        def forward(P):
+            tok = torch.cat([prm["cls"].expand(P.shape[0], 1, dim), P @ prm["emb"]], dim=1) + prm["pos"]
+            h = torch.einsum("ntd,de,ne->nt", tok, prm["W"], tok[:, 0])
+            s = torch.softmax(h, dim=-1)
+            return (torch.einsum("nt,ntd->nd", s, tok) @ prm["V"]) @ prm["head"]
+
+        for _ in range(steps):
+            loss = torch.nn.functional.cross_entropy(forward(Ptr), ytr_t)
+            for t in prm.values():
+                t.grad = None
+            loss.backward()
+            if opt is not None:
+                opt.step()
+            elif name == "gd":
+                with torch.no_grad():
+                    for t in prm.values():
+                        t -= lr * t.grad
+            else:
+                torch_md_step_(prm.values(), 1.1, lr)
+        with torch.no_grad():
+            acc = float((forward(Pte).argmax(dim=1).numpy() == yte).mean())
+        allw = np.concatenate([t.detach().numpy().ravel() for t in prm.values()])
+        out[name] = {"test_accuracy": acc, "final_train_loss": float(loss.detach()), "sparsity_all": sparsity(allw),
+                     "sparsity_W": sparsity(prm["W"].detach().numpy())}
+    return out
+
+
+# ---------------------------------------------------------------------------
+# command line
+# ---------------------------------------------------------------------------
+
+
+def _e_part(name: str):
+    def run(ctx: RunContext) -> PartResult:
+        full = ctx.scale == "full"
+        n, steps = (1000, 600) if full else (300, 200)
+        if name == "e1":
+            seeds = 100 if full else 10
+            cfg = {"n_seeds": seeds, "eta": 0.1, "ps": E1_PS, "steps": E_STEPS, "normalized": True,
+                   "n": 6, "T": 8, "d": 10}
+            data = run_e1(seeds)
+        elif name == "e2":
+            cfg = {"eta": 0.1, "steps": E_STEPS, "normalized": True, "init": "zero"}
+            data = run_e2()
+        elif name == "e3":
+            cfg = {"standin": "planted sentiment tokens (NOT IMDb)", "n_train": n, "n_test": n,
+                   "steps": steps, "lr": E3_LR}
+            data = run_e3_standin(n_train=n, n_test=n, steps=steps)
+        else:
+            cfg = {"standin": "synthetic 8x8 shapes (NOT CIFAR-100)", "n_train": n, "n_test": n,
+                   "steps": steps, "lr": {"md-1.1": 3e-2, "adam": 1e-2, "gd": 0.3}}
+            data = run_e4_standin(n_train=n, n_test=n, steps=steps)
+        return PartResult(cfg, data)
+
+    return run
+
+
+_FILES = {"e1": "e1", "e2": "e2", "e3": "e3_standin", "e4": "e4_standin"}
+
+EXPERIMENT = Experiment(
+    paper="julistiono", name="experiments",
+    description="Julistiono et al.: l_p-AttGD experiments E1-E4 (E3/E4 on offline stand-ins).",
+    results="julistiono",
+    parts=tuple(Part(k, _e_part(k), help_, filename=(lambda scale, s=stem: f"{s}.json" if scale == "full" else f"{s}-smoke.json"))
+                for k, stem, help_ in (("e1", _FILES["e1"], "convergence in direction to the l_p-AttSVM"),
+                                       ("e2", _FILES["e2"], "norm growth and direction, joint (v, W)"),
+                                       ("e3", _FILES["e3"], "stand-in for IMDb"),
+                                       ("e4", _FILES["e4"], "stand-in for CIFAR-100")))
+)

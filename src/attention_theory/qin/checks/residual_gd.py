@@ -1,0 +1,538 @@
+"""Checks of Qin, Zhou & Zhu (2025), Theorem 2 and its Step II, **as reconstructed**.
+
+The source is a fragment whose formulas were lost (see ``book/qin/residual-gd.md``): every
+statement checked here is the book's reconstruction, tagged as such in the chapter.  Each
+function is a registered check; its keyword arguments carry the statement's constant or
+formula, so the book calls it with the reconstructed version and
+``tests/test_negative_controls_qin.py`` with a wrong one (which must raise
+:class:`~attention_theory.verify.ClaimViolation`).  Sizes follow ``ATTN_SCALE``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import torch
+
+from attention_theory.config import pick
+from attention_theory.foundations.gd import run_first_order
+from attention_theory.qin import bounds as bq
+from attention_theory.qin import model as qm
+from attention_theory.qin.residual_gd import (
+    BLOCKS,
+    DT,
+    Instance,
+    LipContext,
+    block_slices,
+    lipschitz_context,
+    random_instance,
+    theorem2_run,
+)
+from attention_theory.search import maximize
+from attention_theory.verify import (
+    CheckRecord,
+    check_bound,
+    check_identity,
+    check_interval,
+    claim_check,
+)
+
+
+def _svals(A: torch.Tensor) -> np.ndarray:
+    return np.linalg.svd(A.detach().numpy(), compute_uv=False)
+
+
+def _block_norms(v: torch.Tensor, dims: qm.Dims) -> torch.Tensor:
+    sl = block_slices(dims)
+    return torch.stack([torch.linalg.vector_norm(v[sl[b]]) for b in BLOCKS])
+
+
+def _gd_steps(loss, theta0, eta, steps):
+    return run_first_order(loss, theta0, steps=steps, lr=eta, method="gd").final
+
+
+@claim_check("qin-eq-5", "sgd-equivalence")
+def check_eq5_update(update: Callable[..., torch.Tensor] = _gd_steps, *, seed: int = 50) -> CheckRecord:
+    """The project's GD loop ``theta <- theta - eta grad L`` equals torch's SGD update (no
+    momentum, no weight decay) after several steps, on random instances.  The reference is
+    ``torch.optim.sgd.sgd``, the functional update that ``torch.optim.SGD.step`` calls (the
+    class itself costs seconds of one-time set-up on first use)."""
+    from torch.optim.sgd import sgd
+
+    comp, ref = [], []
+    for k in range(pick(3, 10)):
+        inst = random_instance(seed + k, rho1=k % 2, n_seq=1 + (k % 2))
+        eta, steps = 0.01 * (1 + k), 5
+        th = update(inst.loss, inst.theta0, eta, steps)
+        t = inst.theta0.clone()
+        for _ in range(steps):
+            tt = t.clone().requires_grad_(True)
+            (g,) = torch.autograd.grad(inst.loss(tt), tt)
+            sgd([t], [g], [None], weight_decay=0.0, momentum=0.0, lr=eta, dampening=0.0,
+                nesterov=False, maximize=False, foreach=False)
+        comp.append(th.detach().numpy())
+        ref.append(t.detach().numpy())
+    return check_identity(np.concatenate(comp), np.concatenate(ref),
+                          "five GD steps of optim.gd equal five torch.optim.SGD steps",
+                          atol=1e-14, rtol=1e-12, seed=seed)
+
+
+@claim_check("qin-assum-1", "activation-regularity")
+def check_assum1(sigma: Callable[[torch.Tensor], torch.Tensor] | None = None,
+                 sigma_prime: Callable[[torch.Tensor], torch.Tensor] | None = None, *,
+                 gamma: float = 0.2, b: float = 4.0, beta: float | None = None) -> CheckRecord:
+    """``sigma(0) = 0``, ``gamma <= sigma' <= 1`` and ``|sigma'(x) - sigma'(y)| <= beta |x - y|``
+    on a grid of ``[-50, 50]`` (the reconstructed Assumption 1), for the book's activation by
+    default.  Returns the record of the Lipschitz part (the tightest one)."""
+    sig = sigma or (lambda x: qm.activation(x, gamma, b))
+    sp = sigma_prime or (lambda x: qm.activation_prime(x, gamma, b))
+    beta = qm.activation_beta(gamma, b) if beta is None else beta
+    x = torch.linspace(-50, 50, pick(200_001, 1_000_001), dtype=DT)  # spacing 5e-4 or 1e-4
+    s = sp(x)
+    check_identity(float(sig(torch.zeros(1, dtype=DT))[0]), 0.0, "sigma(0) = 0", atol=1e-15)
+    check_bound(np.concatenate([gamma - s.numpy(), s.numpy() - 1]), 0.0,
+                "gamma <= sigma'(x) <= 1 on the grid", atol=0.0, rtol=0.0)
+    slope = (s[1:] - s[:-1]).abs() / (x[1:] - x[:-1])
+    # autograd sigma' must agree with the closed form (so a wrong sigma_prime is noticed)
+    xs = x[:: max(1, x.numel() // 5000)].clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(sig(xs).sum(), xs)
+    check_identity(g.detach().numpy(), sp(xs.detach()).numpy(), "sigma' equals autograd of sigma",
+                   atol=1e-12)
+    if sigma is None:  # the closed form sigma'' of the book's activation
+        check_bound(qm.activation_second(x, gamma, b).numpy(), beta, "sigma'' <= beta (closed form)")
+    return check_bound(slope.numpy(), beta, "sigma' is beta-Lipschitz (finite differences)",
+                       rtol=1e-9, params={"gamma": gamma, "b": b, "beta": beta})
+
+
+def _grid_instances(seed: int):
+    k = 0
+    for rho1 in (0, 1):
+        for rho2 in (0, 1):
+            for n_seq in (1, 3):
+                for sc in (0.1, 1.0, 3.0):
+                    for s in range(pick(1, 5)):
+                        yield random_instance(seed + 1000 * s + k, N=6, d=7, dk=3, dv=5, m=9,
+                                              n_seq=n_seq, rho1=rho1, rho2=rho2, qk_scale=sc,
+                                              vo_scale=sc, ffn_scale=sc)
+                        k += 1
+
+
+@claim_check("qin-eq-37", "autograd-gradients")
+def check_eq37_gradients(grad_fn: Callable[..., dict[str, torch.Tensor]] = qm.gradients, *,
+                         seed: int = 370) -> CheckRecord:
+    """Closed-form gradients of the six blocks vs torch autograd, over residual switches
+    ``rho1, rho2 in {0, 1}``, ``n in {1, 3}`` sequences and weight scales ``{0.1, 1, 3}``.
+    The recorded figure is the worst relative error per block and instance, relative to
+    ``||autograd block|| + 1e-6 ||full gradient||`` (tolerance 1e-10; the floor keeps blocks whose
+    gradient nearly vanishes, e.g. ``WQ`` under saturated attention, from measuring rounding)."""
+    errs, n = [], 0
+    for inst in _grid_instances(seed):
+        p = {b: inst.params[b].clone().requires_grad_(True) for b in BLOCKS}
+        L = qm.loss(p, inst.X, inst.Y, inst.cfg)
+        auto = torch.autograd.grad(L, [p[b] for b in BLOCKS])
+        mine = grad_fn(inst.params, inst.X, inst.Y, inst.cfg)
+        full = math.sqrt(sum(float(torch.sum(a * a)) for a in auto))
+        for b, a in zip(BLOCKS, auto):
+            den = float(torch.linalg.norm(a)) + 1e-6 * full
+            errs.append(float(torch.linalg.norm(mine[b] - a)) / max(den, 1e-300))
+        n += 1
+    return check_bound(errs, 1e-10, "relative error of each closed-form block gradient vs autograd",
+                       seed=seed, params={"instances": n})
+
+
+@claim_check("qin-eq-33", "forward-mode-directional")
+def check_eq33_directional(grad_fn: Callable[..., dict[str, torch.Tensor]] = qm.gradients, *,
+                           seed: int = 330) -> CheckRecord:
+    """``<grad L(theta), V> = d/dt L(theta + t V)|_0`` with the right side by forward-mode AD
+    (``torch.func.jvp``, independent of backpropagation), for random directions ``V``."""
+    comp, ref = [], []
+    for inst in _grid_instances(seed):
+        dims = inst.dims
+        g = grad_fn(inst.params, inst.X, inst.Y, inst.cfg)
+        gflat = torch.cat([g[b].reshape(-1) for b in BLOCKS])
+        gen = torch.Generator().manual_seed(seed)
+        for _ in range(1):
+            V = torch.randn(qm.n_params(dims), generator=gen, dtype=DT)
+            _, dl = torch.func.jvp(inst.loss, (inst.theta0,), (V,))
+            scale = float(torch.linalg.vector_norm(gflat) * torch.linalg.vector_norm(V))
+            comp.append(float(gflat @ V) / scale)
+            ref.append(float(dl) / scale)
+    return check_identity(comp, ref, "<closed-form gradient, V> equals the forward-mode derivative "
+                          "(both divided by ||grad|| ||V||)", atol=1e-12, seed=seed)
+
+
+@claim_check("qin-eq-40", "block-decomposition")
+def check_eq40_blocks(blocks: tuple[str, ...] = BLOCKS, *, seed: int = 400) -> CheckRecord:
+    """``||grad L(theta) - grad L(theta')||^2 = sum_b ||grad_b L(theta) - grad_b L(theta')||^2``."""
+    comp, ref = [], []
+    for k in range(pick(10, 50)):
+        inst = random_instance(seed + k, rho1=k % 2, rho2=(k // 2) % 2)
+        rng = np.random.default_rng(seed + k)
+        th2 = inst.theta0 + 0.3 * torch.as_tensor(rng.standard_normal(inst.theta0.shape[0]))
+        g1 = qm.gradients(qm.unpack(inst.theta0, inst.dims), inst.X, inst.Y, inst.cfg)
+        g2 = qm.gradients(qm.unpack(th2, inst.dims), inst.X, inst.Y, inst.cfg)
+        full = torch.cat([(g1[b] - g2[b]).reshape(-1) for b in BLOCKS])
+        ref.append(float(full @ full))
+        comp.append(sum(float(torch.sum((g1[b] - g2[b]) ** 2)) for b in blocks))
+    return check_identity(comp, ref, "squared gradient difference splits over the six blocks",
+                          rtol=1e-12, seed=seed)
+
+
+def _ball_map(u: torch.Tensor, r: float) -> torch.Tensor:
+    """Smooth map of ``R^p`` into the ball of radius ``r`` (for unconstrained search)."""
+    return r * u / torch.sqrt(1 + torch.sum(u * u))
+
+
+def _adversarial_pairs(ctx: LipContext, objective: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+                       seed: int) -> list[tuple[torch.Tensor, torch.Tensor, str]]:
+    p = ctx.inst.theta0.shape[0]
+    th0 = ctx.inst.theta0
+
+    def obj(z: torch.Tensor) -> torch.Tensor:  # log: ratios are tiny, L-BFGS needs scale
+        a = th0 + _ball_map(z[:p], ctx.radius)
+        b = th0 + _ball_map(z[p:], ctx.radius)
+        return torch.log(objective(a, b))
+
+    res = maximize(obj, lambda rng: rng.standard_normal(2 * p) * rng.uniform(0.1, 3),
+                   restarts=pick(2, 20), steps=pick(20, 200), seed=seed)
+    z = torch.as_tensor(res.best_x)
+    return [(th0 + _ball_map(z[:p], ctx.radius), th0 + _ball_map(z[p:], ctx.radius), "adversarial")]
+
+
+def _block_diff(ctx: LipContext, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(||grad_b L(a) - grad_b L(b)||_F for the six b, ||W_b(a) - W_b(b)||_F for the six b)``."""
+    dims = ctx.inst.dims
+    return _block_norms(ctx.inst.grad(a) - ctx.inst.grad(b), dims), _block_norms(a - b, dims)
+
+
+def _per_block_check(block: str, bound: Callable[[np.ndarray], float] | None, seed: int) -> CheckRecord:
+    ctx = lipschitz_context()
+    i = BLOCKS.index(block)
+    row = torch.as_tensor(ctx.C[i])
+    bfun = bound or (lambda dv: float(np.dot(ctx.C[i], dv)))
+
+    def ratio_t(a, b):
+        dg, dw = _block_diff(ctx, a, b)
+        return dg[i] / (row @ dw)
+
+    pairs = list(ctx.pairs)
+    if bound is None:
+        pairs += _adversarial_pairs(ctx, ratio_t, seed)
+    lhs, rhs, kinds = [], [], []
+    for a, b, kind in pairs:
+        dg, dw = _block_diff(ctx, a, b)
+        lhs.append(float(dg[i]))
+        rhs.append(bfun(dw.numpy()))
+        kinds.append(kind)
+    lhs, rhs = np.array(lhs), np.array(rhs)
+    worst_kind = kinds[int(np.argmax(lhs / rhs))]
+    return check_bound(lhs, rhs, f"||Delta grad_{block} L|| <= sum_b' C[{block}, b'] ||Delta W_b'|| "
+                       "on pairs in the ball", seed=seed,
+                       params={"radius": ctx.radius, "row": ctx.C[i].tolist()},
+                       extra={"worst_pair_kind": worst_kind,
+                              "worst_by_kind": {k: float(max(r for r, kk in zip(lhs / rhs, kinds) if kk == k))
+                                                for k in sorted(set(kinds))}})
+
+
+@claim_check("qin-eq-41", "per-block-lipschitz")
+def check_eq41_W2(bound: Callable[[np.ndarray], float] | None = None, *, seed: int = 41) -> CheckRecord:
+    """Reconstructed (41): the ``W2`` gradient block ``H^T R`` is Lipschitz on the ball with row
+    ``C[W2, :]``.  ``bound(dW) -> float`` overrides the right side (negative controls)."""
+    return _per_block_check("W2", bound, seed)
+
+
+@claim_check("qin-eq-42", "per-block-lipschitz")
+def check_eq42_W1(bound: Callable[[np.ndarray], float] | None = None, *, seed: int = 42) -> CheckRecord:
+    """Reconstructed (42): the ``W1`` block ``Z^T D1`` (needs Assumption 1's ``beta``)."""
+    return _per_block_check("W1", bound, seed)
+
+
+@claim_check("qin-eq-43", "per-block-lipschitz")
+def check_eq43_WQ(bound: Callable[[np.ndarray], float] | None = None, *, seed: int = 43) -> CheckRecord:
+    """Reconstructed (43): the ``WQ`` block ``tau X^T GP X WK`` (softmax-Jacobian Lipschitz)."""
+    return _per_block_check("WQ", bound, seed)
+
+
+@claim_check("qin-eq-44", "per-block-lipschitz")
+def check_eq44_WK(bound: Callable[[np.ndarray], float] | None = None, *, seed: int = 44) -> CheckRecord:
+    """Reconstructed (44): the ``WK`` block ``tau X^T GP^T X WQ``."""
+    return _per_block_check("WK", bound, seed)
+
+
+@claim_check("qin-eq-45", "per-block-lipschitz")
+def check_eq45_WV(bound: Callable[[np.ndarray], float] | None = None, *, seed: int = 45) -> CheckRecord:
+    """Reconstructed (45): the ``WV`` block ``(S X)^T GZ WO^T``."""
+    return _per_block_check("WV", bound, seed)
+
+
+@claim_check("qin-eq-46", "per-block-lipschitz")
+def check_eq46_WO(bound: Callable[[np.ndarray], float] | None = None, *, seed: int = 46) -> CheckRecord:
+    """Reconstructed (46): the ``WO`` block ``(S X WV)^T GZ``."""
+    return _per_block_check("WO", bound, seed)
+
+
+@claim_check("qin-step-2", "gradient-lipschitz")
+def check_step2_lipschitz(Q1: float | None = None, *, seed: int = 20) -> CheckRecord:
+    """``||grad L(theta) - grad L(theta')|| <= Q1 ||theta - theta'||`` for pairs in the ball, with
+    ``Q1 = ||C||_F`` (reconstructed Step II) unless given.  The record's ``extra`` holds the
+    looseness ``max ratio`` and ``lambda_max(nabla^2 L(theta0)) / Q1``."""
+    ctx = lipschitz_context()
+    q = ctx.Q1 if Q1 is None else float(Q1)
+
+    def ratio_t(a, b):
+        return torch.linalg.vector_norm(ctx.inst.grad(a) - ctx.inst.grad(b)) / (
+            q * torch.linalg.vector_norm(a - b))
+
+    pairs = list(ctx.pairs)
+    if Q1 is None:
+        pairs += _adversarial_pairs(ctx, ratio_t, seed)
+    lhs = np.array([float(torch.linalg.vector_norm(ctx.inst.grad(a) - ctx.inst.grad(b))) for a, b, _ in pairs])
+    rhs = np.array([q * float(torch.linalg.vector_norm(a - b)) for a, b, _ in pairs])
+    return check_bound(lhs, rhs, "gradient of L is Q1-Lipschitz on the ball", seed=seed,
+                       params={"Q1": q, "radius": ctx.radius},
+                       extra={"lambda_max_hessian_theta0": ctx.lam_max,
+                              "hessian_over_Q1": ctx.lam_max / q})
+
+
+def _intermediates(inst: Instance, theta: torch.Tensor) -> dict[str, torch.Tensor]:
+    p = qm.unpack(theta, inst.dims)
+    f = qm.forward(p, inst.X, inst.cfg)
+    g = qm.gradients(p, inst.X, inst.Y, inst.cfg)
+    P = torch.where(torch.isfinite(f["P"]), f["P"], torch.zeros_like(f["P"]))
+    return {"P": P, "S": f["S"], "Z": f["Z"], "U": f["U"], "H": f["H"], "F": f["F"],
+            "R": g["R"], "D1": g["D1"], "GZ": g["GZ"], "GS": g["GS"], "GP": g["GP"]}
+
+
+@claim_check("qin-eq-38", "intermediate-lipschitz")
+def check_eq38_intermediates(softmax_lip: float = bq.SOFTMAX_LIP,
+                             softmax_jac_lip: float = bq.SOFTMAX_JAC_LIP, *,
+                             seed: int = 38) -> CheckRecord:
+    """The reconstructed (38): (a) the softmax primitives ``||diag(s) - s s^T||_2 <= softmax_lip``
+    and ``||J(p) - J(p')||_2 <= softmax_jac_lip ||p - p'||`` on random and adversarial logits
+    (two tokens included, where ``1/2`` is attained); (b) for every intermediate ``Q`` of the
+    forward/backward pass, ``||Delta Q||_F <= sum_b Q.lip[b] ||Delta W_b||_F`` on the pairs of
+    the Lipschitz context.  Returns the record of (b)."""
+    rng = np.random.default_rng(seed)
+    # (a) primitives on logits
+    jn, jr = [], []
+    for _ in range(pick(2000, 100000) // 100):
+        T = int(rng.integers(2, 7))
+        p = torch.as_tensor(rng.standard_normal((100, T)) * rng.uniform(0.01, 5))
+        s = torch.softmax(p, -1)
+        J = torch.diag_embed(s) - s[..., :, None] * s[..., None, :]
+        jn.append(torch.linalg.matrix_norm(J, 2).numpy())
+        q = p + torch.as_tensor(rng.standard_normal((100, T))) * 10 ** rng.uniform(-4, 0)
+        s2 = torch.softmax(q, -1)
+        J2 = torch.diag_embed(s2) - s2[..., :, None] * s2[..., None, :]
+        jr.append((torch.linalg.matrix_norm(J - J2, 2) / torch.linalg.vector_norm(p - q, dim=-1)).numpy())
+    two = torch.tensor([[1e-9, -1e-9]], dtype=DT)  # the tight case: two equal logits
+    s = torch.softmax(two, -1)
+    Jt = torch.diag_embed(s) - s[..., :, None] * s[..., None, :]
+    jn.append(torch.linalg.matrix_norm(Jt, 2).numpy())
+
+    def jac_ratio(z: torch.Tensor) -> torch.Tensor:
+        a, b = z[:3], z[3:]
+        sa, sb = torch.softmax(a, 0), torch.softmax(b, 0)
+        Ja = torch.diag(sa) - torch.outer(sa, sa)
+        Jb = torch.diag(sb) - torch.outer(sb, sb)
+        return torch.linalg.matrix_norm(Ja - Jb, 2) / torch.linalg.vector_norm(a - b)
+
+    adv = maximize(jac_ratio, lambda r: r.standard_normal(6), restarts=pick(4, 20),
+                   steps=pick(50, 200), seed=seed)
+    check_bound(np.concatenate(jn), softmax_lip, "||diag(s) - s s^T||_2 <= softmax_lip",
+                claim_id="qin-eq-38", check="intermediate-lipschitz")
+    check_bound(np.concatenate(jr + [np.array([adv.best_value])]), softmax_jac_lip,
+                "softmax Jacobian is softmax_jac_lip-Lipschitz in the logits")
+    # (b) chained bounds on the pairs in the ball
+    ctx = lipschitz_context()
+    ib = bq.intermediate_bounds(ctx.consts, softmax_lip=softmax_lip, softmax_jac_lip=softmax_jac_lip)
+    lhs, rhs, names = [], [], []
+    for a, b, _ in ctx.pairs:
+        Ia, Ib = _intermediates(ctx.inst, a), _intermediates(ctx.inst, b)
+        dw = _block_norms(a - b, ctx.inst.dims).numpy()
+        for k in Ia:
+            lhs.append(float(torch.linalg.norm(Ia[k] - Ib[k])))
+            rhs.append(float(np.dot(ib[k].lip, dw)))
+            names.append(k)
+    lhs, rhs = np.array(lhs), np.array(rhs)
+    ratio = lhs / rhs
+    per = {k: float(max(r for r, n in zip(ratio, names) if n == k)) for k in sorted(set(names))}
+    return check_bound(lhs, rhs, "||Delta Q||_F <= sum_b lip_Q[b] ||Delta W_b||_F for every "
+                       "intermediate Q on pairs in the ball", seed=seed,
+                       params={"softmax_lip": softmax_lip, "softmax_jac_lip": softmax_jac_lip},
+                       extra={"worst_by_quantity": per,
+                              "softmax_jacobian_norm_max": float(np.max(np.concatenate(jn))),
+                              "softmax_jac_lip_adversarial": adv.best_value})
+
+
+@claim_check("qin-thm-2", "linear-rate")
+def check_thm2(eta: float | None = None, Q0_factor: float = 1.0, *, seed: int = 2,
+               steps: int | None = None) -> CheckRecord:
+    """Reconstructed Theorem 2 on its instance: (star) holds, the iterates stay in the ball of
+    radius ``r0`` and ``L(theta_t) <= (1 - eta Q0)^t L(theta0)`` for every ``t``, with
+    ``eta = 1/Q1`` unless given."""
+    run = theorem2_run(seed, eta, steps)
+    k = run.consts
+    check_bound(k["star_rhs"], k["star_lhs"], "initialization condition (star) holds")
+    dist = torch.linalg.vector_norm(run.iterates - run.inst.theta0, dim=1).numpy()
+    check_bound(dist, k["r0"], "every iterate stays in the ball of radius r0")
+    Q0 = Q0_factor * k["Q0"]
+    t = np.arange(run.losses.size)
+    rhs = (1 - run.eta * Q0) ** t * run.losses[0]
+    return check_bound(run.losses, rhs, "L(theta_t) <= (1 - eta Q0)^t L(theta0) for every t",
+                       seed=seed, rtol=1e-9,
+                       params={"eta": run.eta, "Q0": Q0, "Q1": k["Q1"], "steps": int(t[-1])},
+                       extra={k2: float(v) for k2, v in k.items()})
+
+
+def _rate(losses: np.ndarray) -> float:
+    from attention_theory.qin.experiments import empirical_rate
+
+    return empirical_rate(losses)
+
+
+@claim_check("qin-eq-22", "rate-lower-bound")
+def check_eq22_rate(Q0_factor: float = 1.0, *, seeds: tuple[int, ...] = (2,)) -> CheckRecord:
+    """The measured rate ``-(1/K) log(L_K/L_0)`` is at least ``-log(1 - eta Q0)`` in every run
+    where (star) holds (``eta = 1/Q1``), on instances with ``kappa(X)`` in ``{1, 3}``."""
+    lhs, rhs = [], []
+    for s in seeds:
+        for kap in (1.0, 3.0):
+            run = theorem2_run(s, kappa=kap, steps=None if kap == 1.0 else pick(300, 3000))
+            if not run.consts["holds"]:
+                continue
+            lhs.append(-math.log(1 - run.eta * Q0_factor * run.consts["Q0"]))
+            rhs.append(_rate(run.losses))
+    return check_bound(lhs, rhs, "guaranteed rate -log(1 - eta Q0) <= measured rate",
+                       params={"seeds": list(seeds)})
+
+
+@claim_check("qin-eq-22", "rate-vs-singular-values")
+def check_eq22_rate_vs_sigma(predictor: str = "sigma_N^2", *, seed: int = 22,
+                             steps: int | None = None) -> CheckRecord:
+    """Over a sweep of ``kappa(X)`` in ``[1, 30]``: the Spearman correlation between the measured
+    rate per unit step ``r/eta`` (fixed ``eta``) and the predictor (``"sigma_N^2"`` =
+    ``sigma_N(Z0)^2``, the reconstructed rate constant) is at least 0.8."""
+    from attention_theory.qin.experiments import rate_sweep, spearman
+
+    sw = rate_sweep(kappas=(1.0, 2.0, 5.0, 10.0, 30.0), seeds=(seed,),
+                    steps=pick(100, 2000) if steps is None else steps, hessian=False)
+    x = {"sigma_N^2": sw["sigma_N"] ** 2, "sigma_1^2/sigma_N^2": sw["sigma_1"] ** 2 / sw["sigma_N"] ** 2,
+         "sigma_N^2/sigma_1^2": sw["sigma_N"] ** 2 / sw["sigma_1"] ** 2}[predictor]
+    rho = spearman(x, sw["rate_fixed"] / sw["eta_fixed"])
+    return check_interval(rho, 0.8, 1.0, f"Spearman(rate/eta, {predictor}) >= 0.8",
+                          n_instances=len(x), seed=seed,
+                          extra={"rate_over_eta": (sw["rate_fixed"] / sw["eta_fixed"]).tolist(),
+                                 "predictor": x.tolist()})
+
+
+@claim_check("qin-step-1", "iterates-in-region")
+def check_step1(loss_factor: float = 1.0, *, seed: int = 2) -> CheckRecord:
+    """Along the Theorem 2 run: ``L_t <= loss_factor L_0``, ``||W_b(t)||_2 <= ||W_b(0)||_2 + r0``,
+    ``sigma_N(Z_t) >= sigma_N(Z0)/2`` and ``sigma_d(W2(t)) >= sigma_d(W2(0))/2`` at every step."""
+    run = theorem2_run(seed)
+    k = run.consts
+    inst = run.inst
+    idx = np.unique(np.linspace(0, run.iterates.shape[0] - 1, pick(100, 1000)).astype(int))
+    spec, specb, sN, sd = [], [], [], []
+    for t in idx:
+        p = qm.unpack(run.iterates[t], inst.dims)
+        for b in BLOCKS:
+            spec.append(float(torch.linalg.matrix_norm(p[b], 2)))
+            specb.append(float(torch.linalg.matrix_norm(inst.params[b], 2)) + k["r0"])
+        sN.append(_svals(inst.Z(run.iterates[t]))[inst.X.shape[0] - 1])
+        sd.append(_svals(p["W2"])[inst.dims.d - 1])
+    check_bound(spec, specb, "||W_b(t)||_2 <= ||W_b(0)||_2 + r0")
+    check_bound(k["sigma_N_Z0"] / 2 * np.ones(len(sN)), np.array(sN), "sigma_N(Z_t) >= sigma_N(Z0)/2")
+    check_bound(k["sigma_d_W20"] / 2 * np.ones(len(sd)), np.array(sd), "sigma_d(W2(t)) >= sigma_d(W2(0))/2")
+    return check_bound(run.losses, loss_factor * run.losses[0], "L(theta_t) <= L(theta_0)",
+                       seed=seed, extra={"min_sigma_N_ratio": float(min(sN) / k["sigma_N_Z0"])})
+
+
+@claim_check("qin-eq-39", "path-bounds")
+def check_eq39_path(res_factor: float = 1.0, *, seed: int = 2) -> CheckRecord:
+    """Along the Theorem 2 run: ``||F(theta_t) - Y||_F <= res_factor sqrt(2 L0)`` and the norms of
+    ``D1, GZ, GS, GP`` stay below their (38) bounds with ``rbar = sqrt(2 L0)``."""
+    run = theorem2_run(seed)
+    inst, k = run.inst, run.consts
+    cb = bq.ball_constants(inst.params, inst.X.numpy(), inst.cfg, k["r0"],
+                           rbar=res_factor * math.sqrt(2 * k["loss0"]))
+    ib = bq.intermediate_bounds(cb)
+    lhs, rhs = [], []
+    for t in np.unique(np.linspace(0, run.iterates.shape[0] - 1, pick(100, 500)).astype(int)):
+        I = _intermediates(inst, run.iterates[t])
+        for q in ("R", "D1", "GZ", "GS", "GP"):
+            lhs.append(float(torch.linalg.norm(I[q])))
+            rhs.append(ib[q].norm)
+    return check_bound(lhs, rhs, "residual and backward quantities below their path bounds",
+                       seed=seed, params={"rbar": cb.rbar})
+
+
+@claim_check("qin-step-3", "pl-and-contraction")
+def check_step3_pl(sigma_Z: Callable[[np.ndarray], float] = lambda s: float(s[-1]), *,
+                   seed: int = 30, n_random: int | None = None) -> CheckRecord:
+    """PL-type bound ``||grad_W1 L||_F^2 >= 2 gamma^2 sigma_N(Z)^2 sigma_d(W2)^2 L`` on random
+    ``theta`` (all residual settings, ill-conditioned ``Z`` included; ``sigma_Z`` picks the singular
+    value of ``Z`` from the descending list, the smallest by default) and the per-step contraction
+    ``L_{t+1} <= (1 - eta gamma^2 sigma_N(Z_t)^2 sigma_d(W2_t)^2) L_t`` on the Theorem 2 run."""
+    lhs, rhs = [], []
+    for k in range(pick(100, 1000) if n_random is None else n_random):
+        rng = np.random.default_rng(seed + k)
+        kap = float(10 ** rng.uniform(0, 2))
+        inst = random_instance(seed + k, N=4, d=6, rho1=k % 2, rho2=(k // 2) % 2,
+                               qk_scale=float(10 ** rng.uniform(-1, 0.5)),
+                               ffn_scale=float(10 ** rng.uniform(-0.5, 0.5)))
+        U_, s_, Vt = np.linalg.svd(inst.X.numpy(), full_matrices=False)
+        inst = Instance(inst.params, torch.as_tensor(U_ @ np.diag(np.geomspace(1, 1 / kap, s_.size)) @ Vt),
+                        inst.Y, inst.cfg, inst.dims)
+        f = qm.gradients(inst.params, inst.X, inst.Y, inst.cfg)
+        Z = qm.forward(inst.params, inst.X, inst.cfg)["Z"]
+        L = float(qm.loss(inst.params, inst.X, inst.Y, inst.cfg))
+        sd = _svals(inst.params["W2"])[inst.dims.d - 1]
+        lhs.append(2 * inst.cfg.gamma**2 * sigma_Z(_svals(Z)) ** 2 * sd**2 * L)
+        rhs.append(float(torch.sum(f["W1"] ** 2)))
+    run = theorem2_run(2)
+    inst = run.inst
+    g2 = inst.cfg.gamma**2
+    idx = np.unique(np.linspace(0, run.iterates.shape[0] - 2, pick(200, 1000)).astype(int))
+    cl, cr = [], []
+    idx = idx[run.losses[idx] > 1e-16 * run.losses[0]]  # above the rounding floor of L
+    for t in idx:
+        p = qm.unpack(run.iterates[t], inst.dims)
+        s = sigma_Z(_svals(inst.Z(run.iterates[t])))
+        sd = _svals(p["W2"])[inst.dims.d - 1]
+        cl.append(run.losses[t + 1])
+        cr.append((1 - run.eta * g2 * s**2 * sd**2) * run.losses[t])
+    check_bound(cl, cr, "per-step contraction along the Theorem 2 run", rtol=1e-9)
+    # the PL record last, so that the registry shows the PL tightness
+    return check_bound(lhs, rhs, "2 gamma^2 sigma(Z)^2 sigma_d(W2)^2 L <= ||grad_W1 L||^2",
+                       seed=seed)
+
+
+@claim_check("qin-fig-1", "residual-vs-none")
+def check_fig1(rho1_with: int = 1, rho1_without: int = 0, *, seeds: tuple[int, ...] = (0, 1, 2),
+               steps: int = 1000, eta: float = 0.02) -> CheckRecord:
+    """With the attention residual (``rho1_with``) the loss after ``steps`` GD steps is at most
+    1e-3 times the loss without it (``rho1_without``), on 3 seeds (``N=6, d=12, dk=4, dv=8,
+    m=16``, FFN residual on, ``WQ, WK`` entries of std 0.05); and without the residual
+    ``sigma_N(Z0) <= 1e-6`` when ``WQ = WK = 0`` and ``<= 1e-3`` at std 0.05."""
+    from attention_theory.qin.experiments import e1_instance
+
+    ratios, s0, s05 = [], [], []
+    for s in seeds:
+        out = {}
+        for rho in (rho1_with, rho1_without):
+            inst = e1_instance(s, N=6, d=12, dk=4, dv=8, m=16, rho1=rho, qk_std=0.05)
+            tr = run_first_order(inst.loss, inst.theta0, steps=steps, lr=eta)
+            out[rho] = float(tr.losses[-1])
+        ratios.append(out[rho1_with] / max(out[rho1_without], 1e-300))
+        for std, acc in ((0.0, s0), (0.05, s05)):
+            inst = e1_instance(s, N=6, d=12, dk=4, dv=8, m=16, rho1=rho1_without, qk_std=std)
+            acc.append(_svals(inst.Z(inst.theta0))[5])
+    check_bound(s0, 1e-6, "sigma_N(Z0) without residual, WQ = WK = 0")
+    check_bound(s05, 1e-3, "sigma_N(Z0) without residual, qk std 0.05")
+    return check_bound(ratios, 1e-3, f"L_{steps}(residual) <= 1e-3 L_{steps}(no residual)",
+                       params={"eta": eta, "steps": steps, "seeds": list(seeds)},
+                       extra={"sigma_N_Z0_qk0": s0, "sigma_N_Z0_qk005": s05})

@@ -1,0 +1,410 @@
+"""Sphinx extension: gathers check records into the Verified-claims and Errata pages.
+
+How it fits the build:
+
+1. ``builder-inited`` points ``ATTN_REGISTRY_DIR`` at ``_build/registry`` and empties
+   it, so the kernels that execute the chapters (they inherit the environment)
+   write fresh records there and nothing stale survives.
+2. The directives ``{verified-claims}`` and ``{errata-list}`` leave placeholders.
+3. ``doctree-resolved`` runs after *every* chapter has been executed; it reads the
+   registry and replaces the placeholders with tables whose rows link to the
+   statements (sphinx-proof labels are the claim IDs).
+4. Consistency is enforced with warnings (``-W`` makes them errors): a record
+   whose claim ID has no statement, and a statement label with no record.
+5. ``build-finished`` writes ``claims.json`` (all records plus the per-claim
+   summary) into the HTML output.
+6. ``doctree-read`` collects every labelled statement and the claims cross-referenced in its
+   block (the directive and the derivation after it, up to the next statement): the
+   *uses* edges of the dependency graph.  ``{dependency-graph} <paper>`` draws it
+   (:mod:`attention_theory.sphinx.blueprint`) and ``{paper-status}`` counts statuses per paper.
+7. ``html-page-context`` writes each chapter as ``.ipynb`` (jupytext) into ``_sources`` so the
+   theme's download menu offers the notebook next to the MyST source.
+8. ``config-inited`` serves MathJax from the build (offline reading): the MathJax 3
+   distribution shipped by the pinned ``django-static-mathjax`` wheel is copied
+   into ``_static/mathjax`` and ``mathjax_path`` points there instead of a CDN.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.addnodes import pending_xref
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from attention_theory import papers
+from attention_theory.sphinx import blueprint as bp
+from attention_theory.verify import CLAIM_ID_PATTERN, load_registry, summarize_registry
+
+logger = logging.getLogger(__name__)
+
+STATUS_TEXT = {
+    "verified": "verified",
+    "partial": "verified in part (see reason)",
+    "erratum": "confirmed erratum",
+    "not-checkable": "not numerically checkable",
+}
+
+
+class claims_placeholder(nodes.General, nodes.Element):
+    """Replaced by the claims table at doctree-resolved."""
+
+
+class errata_placeholder(nodes.General, nodes.Element):
+    """Replaced by the errata list at doctree-resolved."""
+
+
+class VerifiedClaimsDirective(Directive):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [claims_placeholder("")]
+
+
+class ErrataListDirective(Directive):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [errata_placeholder("")]
+
+
+class graph_placeholder(nodes.General, nodes.Element):
+    """Replaced by a paper's dependency graph (inline SVG) at doctree-resolved."""
+
+
+class status_placeholder(nodes.General, nodes.Element):
+    """Replaced by the per-paper status table at doctree-resolved."""
+
+
+PAPERS = {p.key: p.short for p in papers.PAPERS}
+
+
+class DependencyGraphDirective(Directive):
+    """``{dependency-graph} <paper>``: the blueprint graph of one paper's statements."""
+
+    has_content = False
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        paper = self.arguments[0].strip()
+        if paper not in PAPERS:
+            raise self.error(f"unknown paper {paper!r}; expected one of {sorted(PAPERS)}")
+        env = self.state.document.settings.env
+        if not hasattr(env, "attn_graph_docs"):
+            env.attn_graph_docs = {}
+        env.attn_graph_docs[paper] = env.docname
+        node = graph_placeholder("")
+        node["paper"] = paper
+        return [node]
+
+
+class PaperStatusDirective(Directive):
+    """``{paper-status}``: per paper, how many statements are in each status."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [status_placeholder("")]
+
+
+def _statements(env: Any) -> dict[str, bp.Statement]:
+    if not hasattr(env, "attn_statements"):
+        env.attn_statements = {}
+    return env.attn_statements
+
+
+def _is_statement(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.Element) and bool(node.get("realtype")) and bool(node.get("label"))
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    """Collect the labelled statements of this chapter and the claims each block cites."""
+    store = _statements(app.env)
+    docname = app.env.docname
+    current: bp.Statement | None = None
+    for node in doctree.findall(lambda n: _is_statement(n) or isinstance(n, pending_xref)):
+        if isinstance(node, pending_xref):
+            target = str(node.get("reftarget", ""))
+            if current is not None and node.get("refdomain") == "prf" and CLAIM_ID_PATTERN.match(target):
+                current.uses.append(target)
+            continue
+        label = str(node["label"])
+        if not CLAIM_ID_PATTERN.match(label):
+            current = None
+            continue
+        title = str(node.get("title", ""))
+        current = bp.Statement(label=label, docname=docname, title=title,
+                               reconstructed=("reconstructed" in node.get("classes", [])
+                                              or "reconstructed" in title.lower()))
+        store[label] = current
+
+
+def _purge_doc(app: Sphinx, env: Any, docname: str) -> None:
+    store = _statements(env)
+    for k in [k for k, v in store.items() if v.docname == docname]:
+        del store[k]
+    for paper, doc in list(getattr(env, "attn_graph_docs", {}).items()):
+        if doc == docname:
+            del env.attn_graph_docs[paper]
+
+
+def _registry_path(app: Sphinx) -> Path:
+    return Path(app.outdir).parent / "registry"
+
+
+def _builder_inited(app: Sphinx) -> None:
+    reg = _registry_path(app)
+    if reg.exists():
+        shutil.rmtree(reg)
+    reg.mkdir(parents=True)
+    os.environ["ATTN_REGISTRY_DIR"] = str(reg)
+
+
+def _mathjax_source() -> Path | None:
+    """The ``es5`` folder of the MathJax 3 distribution in site-packages, if installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        es5 = Path(root) / "static" / "mathjax" / "es5"
+        if (es5 / "tex-mml-chtml.js").exists():
+            return es5
+    return None
+
+
+def _offline_mathjax(app: Sphinx, config: Any) -> None:
+    """Serve MathJax from ``_static/mathjax`` so the HTML renders math without network."""
+    es5 = _mathjax_source()
+    if es5 is None:
+        logger.warning("MathJax is not installed (pip package django-static-mathjax): "
+                       "the book will load it from a CDN and needs network to show math")
+        return
+    staging = Path(app.outdir).parent / "mathjax-static"
+    target = staging / "mathjax"
+    if not (target / "tex-mml-chtml.js").exists():
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(es5, target)
+    config.html_static_path = list(config.html_static_path) + [str(staging)]
+    config.mathjax_path = "mathjax/tex-mml-chtml.js"
+
+
+def _statement_labels(env: Any) -> dict[str, dict[str, Any]]:
+    proofs = getattr(env, "proof_list", {}) or {}
+    return {k: v for k, v in proofs.items() if CLAIM_ID_PATTERN.match(k)}
+
+
+def _link(app: Sphinx, fromdoc: str, label: str, labels: dict[str, dict[str, Any]],
+          text: str | None = None) -> nodes.Node:
+    info = labels.get(label)
+    if info is None:
+        return nodes.literal(text=text or label)
+    uri = app.builder.get_relative_uri(fromdoc, info["docname"]) + "#" + label
+    ref = nodes.reference("", "", internal=True, refuri=uri)
+    ref += nodes.literal(text=text or label)
+    return ref
+
+
+def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
+    table = nodes.table(classes=["attn-registry"])
+    tgroup = nodes.tgroup(cols=len(headers))
+    table += tgroup
+    for w in widths:
+        tgroup += nodes.colspec(colwidth=w)
+    thead = nodes.thead()
+    tgroup += thead
+    hrow = nodes.row()
+    for h in headers:
+        hrow += nodes.entry("", nodes.paragraph(text=h))
+    thead += hrow
+    tbody = nodes.tbody()
+    tgroup += tbody
+    for r in rows:
+        row = nodes.row()
+        for cell in r:
+            entry = nodes.entry()
+            if isinstance(cell, nodes.Node):
+                para = nodes.paragraph()
+                para += cell
+                entry += para
+            else:
+                entry += nodes.paragraph(text=cell)
+            row += entry
+        tbody += row
+    return table
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "—"
+    try:
+        return f"{float(x):.4g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    has_claims = list(doctree.findall(claims_placeholder))
+    has_errata = list(doctree.findall(errata_placeholder))
+    has_graph = list(doctree.findall(graph_placeholder))
+    has_status = list(doctree.findall(status_placeholder))
+    if not (has_claims or has_errata or has_graph or has_status):
+        return
+    records = load_registry(_registry_path(app))
+    labels = _statement_labels(app.env)
+    summary = summarize_registry(records)
+    reg_status = {cid: row["status"] for cid, row in summary.items()}
+    statements = _statements(app.env)
+    for node in has_graph:
+        paper = node["paper"]
+        mine = {k: v for k, v in statements.items() if v.paper == paper}
+        hrefs = {k: app.builder.get_relative_uri(docname, v.docname) + "#" + k for k, v in mine.items()}
+        svg = bp.render_svg(mine, reg_status, hrefs, title=PAPERS[paper])
+        node.replace_self(nodes.raw("", f'<div id="graph-{paper}" class="attn-blueprint-wrap" style="overflow-x:auto">'
+                                        f"{svg}</div>", format="html"))
+    for node in has_status:
+        counts = bp.paper_counts(statements, reg_status)
+        graph_docs = getattr(app.env, "attn_graph_docs", {})
+        rows = []
+        for paper, name in PAPERS.items():
+            c = counts.get(paper, {k: 0 for k in (*bp.STATUS_COLOURS, "total")})
+            if paper in graph_docs:
+                ref = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(
+                    docname, graph_docs[paper]) + f"#graph-{paper}")
+                ref += nodes.Text(name)
+            else:
+                ref = nodes.Text(name)
+            rows.append([ref, str(c["total"]), str(c["verified"]), str(c["partial"]),
+                         str(c["erratum"]), str(c["reconstruction"]), str(c["not-checkable"])])
+        node.replace_self(_table(["paper (links to its dependency graph)", "statements", "verified",
+                                  "verified in part", "confirmed errata", "reconstructions",
+                                  "not checkable"], rows, [26, 10, 10, 10, 10, 12, 12]))
+    for node in has_claims:
+        rows = []
+        for cid, row in summary.items():
+            tight = "; ".join(f"{k}: {_fmt(v)}" for k, v in sorted(row["worst_by_check"].items())
+                              if math.isfinite(v) and v > 0) or "—"
+            if row["status"] == "not-checkable":
+                tight = "; ".join(row["reasons"])[:300]
+            elif row["status"] == "partial":
+                tight = (tight + " | not checked: " + "; ".join(row["reasons"]))[:400]
+            rows.append([_link(app, docname, cid, labels), STATUS_TEXT[row["status"]],
+                         f"{len(set(row['checks']))} checks, {row['instances']} instances", tight,
+                         f"{cid}, attention-theory book v{row['package_version']} "
+                         f"(commit {row['commit']}), checked {row['date']}"])
+        counts: dict[str, int] = {}
+        for row in summary.values():
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        intro = nodes.paragraph(text=(
+            f"{len(summary)} claims, {len(records)} check records: "
+            + ", ".join(f"{counts.get(s, 0)} {STATUS_TEXT[s]}" for s in STATUS_TEXT) + "."))
+        table = _table(["claim", "status", "evidence",
+                        "worst LHS/RHS per bound check, or reason", "cite as"], rows,
+                       [14, 10, 12, 30, 30])
+        node.replace_self([intro, table])
+    for node in has_errata:
+        items: list[nodes.Node] = []
+        errata = [r for r in records if r["status"] == "erratum"]
+        if not errata:
+            items.append(nodes.paragraph(text="No erratum has been confirmed by a check yet."))
+        for r in errata:
+            d = r["detail"]
+            sec = nodes.section(ids=[f"erratum-{r['claim_id']}-{r['check']}"])
+            title = nodes.title(text=f"{r['claim_id']}: {r['description']}")
+            sec += title
+            p = nodes.paragraph()
+            p += nodes.Text("Statement: ")
+            p += _link(app, docname, r["claim_id"], labels)
+            p += nodes.Text(f" — source: {d['source']}; severity {d['severity']}; check "
+                            f"`{r['check']}` (commit {r['commit']}).")
+            sec += p
+            bl = nodes.bullet_list()
+            for key, label in (("printed", "As printed (fails)"), ("corrected", "Corrected (passes)")):
+                li = nodes.list_item()
+                para = nodes.paragraph()
+                para += nodes.strong(text=f"{label}: ")
+                para += nodes.literal(text=d[key]["text"])
+                para += nodes.Text(f" — {d[key]['summary']}.")
+                li += para
+                bl += li
+            sec += bl
+            items.append(sec)
+        node.replace_self(items)
+
+
+def _env_check_consistency(app: Sphinx, env: Any) -> None:
+    """Warn about records without statements and statements without records."""
+    records = load_registry(_registry_path(app))
+    labels = _statement_labels(env)
+    recorded = {r["claim_id"] for r in records}
+    for cid in sorted(recorded - set(labels)):
+        logger.warning(f"check records exist for claim {cid!r} but no statement carries that label")
+    for cid in sorted(set(labels) - recorded):
+        info = labels[cid]
+        logger.warning(f"statement {cid!r} has no check and no recorded reason "
+                       "(call a registered check or verify.not_checkable)",
+                       location=(info["docname"], None))
+
+
+def _build_finished(app: Sphinx, exc: Exception | None) -> None:
+    if exc is not None or app.builder.format != "html":
+        return
+    records = load_registry(_registry_path(app))
+    summary = summarize_registry(records)
+    statements = {k: {"docname": v.docname, "title": v.title, "uses": sorted(set(v.uses)),
+                      "reconstructed": v.reconstructed}
+                  for k, v in sorted(_statements(app.env).items())}
+    out = {"claims": list(summary.values()), "records": records, "statements": statements}
+    Path(app.outdir, "claims.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+
+
+def _notebook_download(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                       doctree: Any) -> None:
+    """Offer each chapter as ``.ipynb`` (converted with jupytext) in the download menu."""
+    if doctree is None or app.builder.format != "html":
+        return
+    src = Path(app.env.doc2path(pagename))
+    if src.suffix != ".md" or not src.exists():
+        return
+    import jupytext
+
+    nb = jupytext.read(src)
+    if "kernelspec" not in nb.metadata:
+        return
+    out = Path(app.outdir) / "_sources" / (pagename + ".ipynb")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    jupytext.write(nb, out)
+    context["ipynb_source"] = pagename + ".ipynb"
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_node(claims_placeholder)
+    app.add_node(errata_placeholder)
+    app.add_directive("verified-claims", VerifiedClaimsDirective)
+    app.add_directive("errata-list", ErrataListDirective)
+    app.add_node(graph_placeholder)
+    app.add_node(status_placeholder)
+    app.add_directive("dependency-graph", DependencyGraphDirective)
+    app.add_directive("paper-status", PaperStatusDirective)
+    app.connect("doctree-read", _doctree_read)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("html-page-context", _notebook_download, priority=400)
+    # Chapter titles with math appear in the navigation of every page, so MathJax must be
+    # loaded on every page, not only on pages whose body has math.
+    app.set_html_assets_policy("always")
+    app.connect("config-inited", _offline_mathjax)
+    app.connect("builder-inited", _builder_inited)
+    app.connect("env-check-consistency", _env_check_consistency)
+    app.connect("doctree-resolved", _doctree_resolved)
+    app.connect("build-finished", _build_finished)
+    return {"version": "0.1", "parallel_read_safe": False, "parallel_write_safe": True}
+
+
+__all__ = ["setup"]

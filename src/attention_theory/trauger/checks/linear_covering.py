@@ -1,0 +1,914 @@
+"""Checks of Trauger & Tewari, Sec. 3 and Appendices A-B: Maurey and linear covering numbers.
+
+Every function here is a registered check (:func:`~attention_theory.verify.claim_check`).
+Keyword arguments carry the statement's constant or formula: the chapter
+``book/trauger/linear-covering.md`` calls them with the paper's version and
+``tests/test_negative_controls_trauger_linear.py`` with a wrong one, which must
+raise :class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
+
+Covers are checked with the strict inequality ``< eps`` of Sec. 2.4: the right
+side passed to :func:`check_bound` is the largest float below ``eps``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Callable
+
+import numpy as np
+from scipy.special import gammaln
+
+from attention_theory.config import pick
+from attention_theory.foundations.covering import covering_number
+from attention_theory.foundations.maurey import (
+    count_index_vectors,
+    cover_columns_l1,
+    cover_flat_l1,
+    cover_rows,
+    enumerate_index_vectors,
+    greedy_maurey,
+    l1_ball_atoms,
+    l1_maurey_approx,
+    log_cover_bound_lemma33,
+    log_cover_bound_lemma34,
+    log_cover_bound_lemma36,
+    log_cover_size_lemma33,
+    log_cover_size_lemma36,
+    log_l2_ball_volume,
+    maurey_cover_points,
+    maurey_K,
+    maurey_rhs,
+)
+from attention_theory.foundations.norms import mixed_norm
+from attention_theory.search import maximize
+from attention_theory.trauger.linear_covering import (
+    l34_packing_family,
+    random_l1_ball,
+    strictly_below,
+)
+from attention_theory.verify import (
+    CheckRecord,
+    bound_outcome,
+    check_bound,
+    check_identity,
+    claim_check,
+    confirm_erratum,
+    identity_outcome,
+    not_checkable,
+)
+
+__all__ = ['check_app_a_abs_power', 'check_app_a_row_cover', 'check_app_b_chain', 'check_app_b_column_notation', 'check_app_b_padded_basis', 'check_index_count', 'check_index_count_printed', 'check_l33_ceiling', 'check_l33_explicit_cover', 'check_l33_greedy_cover', 'check_l33_packing', 'check_l33_row_reading', 'check_l33_size', 'check_l34_column_reading', 'check_l34_packing_kappa', 'check_l34_row_reading', 'check_l35_restatement', 'check_l36_ceiling', 'check_l36_explicit_cover', 'check_l36_greedy_cover', 'check_l36_packing', 'check_l36_size', 'check_l36_transpose', 'check_maurey_greedy', 'check_maurey_printed_gamma', 'check_maurey_tightness', 'check_reduction_exact_covers', 'check_reduction_pointwise', 'check_reduction_q_below_one', 'check_sec34_norm_comparison', 'record_l35_general', 'record_sec34_comparison']
+
+
+def _scale_into_columns_l1(W: np.ndarray, Bw: float) -> np.ndarray:
+    s = np.abs(W).sum(axis=0)
+    return W * np.minimum(1.0, Bw / np.maximum(s, 1e-300))[None, :]
+
+
+def _scale_into_l1(W: np.ndarray, Bw: float) -> np.ndarray:
+    s = float(np.abs(W).sum())
+    return W * min(1.0, Bw / max(s, 1e-300))
+
+
+def _maurey_instances(seed: int, count: int) -> list[tuple[np.ndarray, np.ndarray, float, int]]:
+    """Random ``(alpha, atoms, b, K)`` in R^n, n <= 10, <= 12 atoms, K <= 50; plus the 1-d extreme."""
+    rng = np.random.default_rng(seed)
+    out = [(np.array([0.5]), np.array([[1.0]]), 1.0, 1)]  # H = R, f = V/2, K = 1
+    for _ in range(count):
+        n, m, K = int(rng.integers(1, 11)), int(rng.integers(1, 13)), int(rng.integers(1, 51))
+        b = float(10 ** rng.uniform(-1, 1))
+        V = rng.standard_normal((m, n))
+        V *= (b * rng.uniform(0.2, 1.0, size=m) / np.linalg.norm(V, axis=1))[:, None]
+        a = rng.exponential(size=m) * (rng.random(m) < 0.7)
+        if a.sum() == 0:
+            a[0] = 1.0
+        gamma = float(rng.uniform(0.05, 1.0))
+        out.append((a / a.sum() * gamma, V, b, K))
+    return out
+
+
+@claim_check("trauger-lemma-3-1", "greedy-constructive")
+def check_maurey_greedy(*, gamma_power: float = 1.0, seed: int = 10) -> CheckRecord:
+    """Greedy Maurey approximant: ``||f - f_K||^2 <= (gamma^p b^2 - ||f||^2)/K`` with ``sum k_i <= K``.
+
+    ``gamma_power = 1`` is what the sampling argument proves; ``2`` is the printed form.
+    """
+    lhs, rhs, counts_ok = [], [], []
+    for a, V, b, K in _maurey_instances(seed, pick(150, 1500)):
+        f = a @ V
+        approx, counts = greedy_maurey(f, V, K)
+        counts_ok.append(float(counts.sum() <= K and np.allclose(approx, counts @ V / K)))
+        lhs.append(float(np.sum((f - approx) ** 2)))
+        rhs.append(maurey_rhs(float(a.sum()), b, float(np.linalg.norm(f)), K, gamma_power=gamma_power))
+    check_identity(counts_ok, np.ones(len(counts_ok)), "approximant is (1/K) sum k_i V_i, sum k_i <= K",
+                   atol=0, seed=seed, check="greedy-integer-form")
+    return check_bound(lhs, rhs, f"greedy Maurey error <= (gamma^{gamma_power:g} b^2 - ||f||^2)/K",
+                       atol=1e-12, seed=seed, params={"gamma_power": gamma_power})
+
+
+@claim_check("trauger-lemma-3-1", "printed-gamma-squared")
+def check_maurey_printed_gamma(*, printed_gamma_power: float = 2.0) -> CheckRecord:
+    """Erratum #1: on ``H = R``, ``f = V_1 / 2``, ``K = 1`` the best error is 1/4 and ``gamma^2 b^2 - ||f||^2 = 0``."""
+    best = []
+    alphas = [0.5, 0.25, 0.75, 0.1]
+    for a in alphas:  # exhaustive: k_1 in {0, 1}
+        best.append(min((a - k) ** 2 for k in (0, 1)))
+    printed = bound_outcome(best, [maurey_rhs(a, 1.0, a, 1, gamma_power=printed_gamma_power) for a in alphas],
+                            atol=1e-12)
+    corrected = bound_outcome(best, [maurey_rhs(a, 1.0, a, 1, gamma_power=1.0) for a in alphas], atol=1e-12)
+    return confirm_erratum(
+        printed, corrected,
+        description="Maurey's lemma needs gamma b^2, not gamma^2 b^2 (exhaustive search, H = R, K = 1)",
+        printed_text="||f - (1/k) sum k_i V_i||^2 <= (gamma^2 b^2 - ||f||^2)/k",
+        corrected_text="||f - (1/k) sum k_i V_i||^2 <= (gamma b^2 - ||f||^2)/k",
+        source="Trauger & Tewari, Lemma 3.1", severity="E",
+        params={"printed_gamma_power": printed_gamma_power})
+
+
+def _best_integer_error(f: np.ndarray, V: np.ndarray, K: int, idx: np.ndarray) -> float:
+    approx = idx @ V / K
+    return float(np.min(np.sum((approx - f[None, :]) ** 2, axis=1)))
+
+
+@claim_check("trauger-lemma-3-1", "best-integer-tightness")
+def check_maurey_tightness(*, rhs_factor: float = 1.0, seed: int = 11) -> CheckRecord:
+    """Best integer approximant (exhaustive, d <= 3, K <= 4) against ``rhs_factor * (gamma b^2 - ||f||^2)/K``.
+
+    ``alpha`` is chosen adversarially (Nelder-Mead maximizing best error / RHS); the
+    sup is 1, attained at the 1-d extreme instance.
+    """
+    rng = np.random.default_rng(seed)
+    lhs, rhs = [], []
+    worst_found = 0.0
+    for trial in range(pick(6, 30)):
+        d, K, n = int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        V = rng.standard_normal((d, n))
+        V /= np.linalg.norm(V, axis=1, keepdims=True)  # b = 1
+        idx = enumerate_index_vectors(d, K)
+
+        def alpha_of(z: np.ndarray) -> np.ndarray:
+            a = np.abs(z)
+            return a / max(1.0, a.sum())
+
+        def ratio(z: np.ndarray) -> float:
+            a = alpha_of(z)
+            f = a @ V
+            r = maurey_rhs(float(a.sum()), 1.0, float(np.linalg.norm(f)), K)
+            return _best_integer_error(f, V, K, idx) / r if r > 1e-9 else 0.0
+
+        res = maximize(ratio, lambda g: g.uniform(0, 1, size=d), method="nelder-mead",
+                       restarts=2, steps=40, seed=seed + trial)
+        worst_found = max(worst_found, res.best_value)
+        for z in [res.best_x, *rng.uniform(0, 1, size=(5, d))]:
+            a = alpha_of(z)
+            f = a @ V
+            lhs.append(_best_integer_error(f, V, K, idx))
+            rhs.append(rhs_factor * maurey_rhs(float(a.sum()), 1.0, float(np.linalg.norm(f)), K))
+    lhs.append(0.25)  # the 1-d extreme instance: best error 1/4 = RHS
+    rhs.append(rhs_factor * maurey_rhs(0.5, 1.0, 0.5, 1))
+    return check_bound(lhs, rhs, "best integer approximant error <= (gamma b^2 - ||f||^2)/K",
+                       atol=1e-12, seed=seed, params={"rhs_factor": rhs_factor},
+                       extra={"adversarial_sup_ratio_random_atoms": worst_found})
+
+
+@claim_check("trauger-eq-3-1", "index-count")
+def check_index_count(*, formula: Callable[[int, int], int] = lambda d, K: math.comb(d + K, K),
+                      max_dk: int = 6) -> CheckRecord:
+    """Brute-force count of ``k in Z_{>=0}^d`` with ``sum k_i <= K`` against ``formula(d, K)``."""
+    comp, ref = [], []
+    for d in range(1, max_dk + 1):
+        for K in range(1, max_dk + 1):
+            comp.append(float(enumerate_index_vectors(d, K).shape[0]))
+            ref.append(float(formula(d, K)))
+    upper = [(d + 1) ** K for d in range(1, max_dk + 1) for K in range(1, max_dk + 1)]
+    check_bound(comp, upper, "count <= (d+1)^K", check="index-count-upper")
+    return check_identity(comp, ref, "number of index vectors with sum <= K equals the formula",
+                          atol=0.0, params={"max_dk": max_dk})
+
+
+@claim_check("trauger-eq-3-1", "printed-d-power-k")
+def check_index_count_printed(*, printed: Callable[[int, int], int] = lambda d, K: d ** K,
+                              max_dk: int = 6) -> CheckRecord:
+    """Erratum #2: the count ``binom(d+K, K)`` exceeds ``d^K`` (``d = 2, K = 1``: 3 > 2); ``(d+1)^K`` holds."""
+    pairs = [(d, K) for d in range(1, max_dk + 1) for K in range(1, max_dk + 1)]
+    counts = [float(enumerate_index_vectors(d, K).shape[0]) for d, K in pairs]
+    exact = [float(enumerate_index_vectors(d, K)[enumerate_index_vectors(d, K).sum(1) == K].shape[0])
+             for d, K in pairs]
+    check_bound(exact, [d ** K for d, K in pairs], "with sum k_i = K exactly the count is <= d^K",
+                check="exact-sum-le-d-power-k")
+    return confirm_erratum(
+        bound_outcome(counts, [printed(d, K) for d, K in pairs]),
+        bound_outcome(counts, [(d + 1) ** K for d, K in pairs]),
+        description="#{k in Z_{>=0}^d : sum k_i <= K} = binom(d+K, K) is not <= d^K (d=2, K=1: 3 > 2)",
+        printed_text="number of (k_1..k_d) with sum k_i <= k is <= d^k",
+        corrected_text="it equals binom(d+k, k) <= (d+1)^k (binom(d+k-1, k) <= d^k if sum k_i = k)",
+        source="Trauger & Tewari, Sec. 3, sentence after Lemma 3.1", severity="E",
+        params={"max_dk": max_dk})
+
+
+def _lq(v: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
+    """l_q (quasi-)norm for any q > 0, including inf."""
+    a = np.abs(v)
+    return np.max(a, axis=axis) if np.isinf(q) else np.sum(a ** q, axis=axis) ** (1.0 / q)
+
+
+def _cover_number_any_q(F: np.ndarray, eps: float, q: float) -> int:
+    """Exact internal covering number (brute force) for values ``F`` of shape ``(M, n, k)``, any q > 0."""
+    M = F.shape[0]
+    D = np.max(_lq(F[:, None] - F[None, :], q), axis=-1)
+    A = D < eps
+    for size in range(1, M + 1):
+        for combo in itertools.combinations(range(M), size):
+            if np.all(np.any(A[list(combo)], axis=0)):
+                return size
+    return M  # pragma: no cover
+
+
+@claim_check("trauger-lemma-3-2", "pointwise-core")
+def check_reduction_pointwise(*, basis_scale: float = 1.0, seed: int = 20) -> CheckRecord:
+    """``sup_{||x||_1 <= Bx} ||D x||_q <= max_i ||D (basis_scale Bx e_i)||_q`` for q in {1, 1.5, 2, 3, inf}.
+
+    The sup is searched adversarially (L-BFGS on ``x = Bx z / max(1, ||z||_1)``) and at the vertices.
+    """
+    import torch
+
+    rng = np.random.default_rng(seed)
+    lhs, rhs = [], []
+    for trial in range(pick(10, 100)):
+        k, d = int(rng.integers(1, 5)), int(rng.integers(1, 6))
+        Bx = float(10 ** rng.uniform(-1, 1))
+        D = torch.as_tensor(rng.standard_normal((k, d)))
+        for q in (1.0, 1.5, 2.0, 3.0, math.inf):
+            def obj(z: torch.Tensor) -> torch.Tensor:
+                x = Bx * z / torch.clamp(z.abs().sum(), min=1.0)
+                y = D @ x
+                return y.abs().max() if math.isinf(q) else (y.abs() ** q).sum() ** (1 / q)
+
+            res = maximize(obj, lambda g: g.standard_normal(d), restarts=3, steps=50,
+                           seed=seed + trial)
+            vert = float(np.max(_lq(D.numpy() @ (Bx * np.vstack([np.eye(d), -np.eye(d)])).T, q, axis=0)))
+            lhs.append(max(res.best_value, vert))
+            rhs.append(float(np.max(_lq(D.numpy() * basis_scale * Bx, q, axis=0))))
+    return check_bound(lhs, rhs, "sup over the l1 ball of ||Dx||_q is attained at a scaled basis vector",
+                       rtol=1e-9, seed=seed, params={"basis_scale": basis_scale})
+
+
+@claim_check("trauger-lemma-3-2", "exact-covering-numbers")
+def check_reduction_exact_covers(*, basis_scale: float = 1.0, seed: int = 21) -> CheckRecord:
+    """Exact covering numbers of finite classes: ``N(basis) >= N(S)`` and ``N(basis) = N(basis + S)``.
+
+    ``M <= 12`` random 2x3 matrices, ``S`` random in the l1 ball (|S| in {3, 10, 50}), q in {1, 2, inf}.
+    """
+    rng = np.random.default_rng(seed)
+    ge_lhs, ge_rhs, eq_c, eq_r = [], [], [], []
+    for _ in range(pick(6, 40)):
+        M, Bx = int(rng.integers(4, 13)), float(rng.uniform(0.5, 2))
+        Ws = rng.standard_normal((M, 2, 3))
+        basis = basis_scale * Bx * np.eye(3)
+        for q in (1.0, 2.0, math.inf):
+            Fb = np.einsum("mkd,nd->mnk", Ws, basis)
+            scale = float(np.median(np.max(_lq(Fb[:, None] - Fb[None, :], q), -1)))
+            for n in (3, 10, 50):
+                S = random_l1_ball(rng, 3, Bx, n)
+                FS = np.einsum("mkd,nd->mnk", Ws, S)
+                FU = np.concatenate([Fb, FS], axis=1)
+                for eps in (0.4 * scale, 0.8 * scale, 1.2 * scale):
+                    nb = covering_number(Fb, eps, q)
+                    ge_lhs.append(covering_number(FS, eps, q))
+                    ge_rhs.append(nb)
+                    eq_c.append(nb)
+                    eq_r.append(covering_number(FU, eps, q))
+    check_bound(ge_lhs, ge_rhs, "covering number on a random sample <= covering number on the basis",
+                seed=seed, check="exact-covering-numbers-dominated", params={"basis_scale": basis_scale})
+    return check_identity(eq_c, eq_r, "covering number on the basis = on basis plus sample",
+                          atol=0.0, seed=seed, params={"basis_scale": basis_scale})
+
+
+@claim_check("trauger-lemma-3-2", "q-below-one-gap")
+def check_reduction_q_below_one(*, q_small: float = 0.5) -> CheckRecord:
+    """Erratum #3: with ``q = 1/2``, ``W = {0, I_2}``, ``eps = 1.5``: N = 1 on the basis, 2 with (1/2, 1/2) added.
+
+    The corrected statement (q >= 1) is checked on the same class for q in {1, 2, inf}.
+    """
+    Ws = np.stack([np.zeros((2, 2)), np.eye(2)])
+    basis = np.eye(2)
+    extended = np.vstack([basis, [[0.5, 0.5]]])
+
+    def both(q: float) -> tuple[int, int]:
+        Fb = np.einsum("mkd,nd->mnk", Ws, basis)
+        Fe = np.einsum("mkd,nd->mnk", Ws, extended)
+        return _cover_number_any_q(Fb, 1.5, q), _cover_number_any_q(Fe, 1.5, q)
+
+    pb, pe = both(q_small)
+    cor = [both(q) for q in (1.0, 2.0, math.inf)]
+    return confirm_erratum(
+        identity_outcome([pb], [pe], atol=0.0),
+        identity_outcome([c[0] for c in cor], [c[1] for c in cor], atol=0.0),
+        description="the reduction to basis inputs needs q >= 1 (triangle inequality)",
+        printed_text="N(F, eps, N, ||.||_q) = N(F, eps, {Bx e_i}, ||.||_q) for q in R_{>0} (Sec. 2.4)",
+        corrected_text="the same for q >= 1",
+        source="Trauger & Tewari, Lemma 3.2 with Sec. 2.4 (q in R_{>0}); Appendix B", severity="G",
+        params={"q_small": q_small})
+
+
+@claim_check("trauger-app-b", "triangle-chain")
+def check_app_b_chain(*, column_reading: bool = True, seed: int = 22) -> CheckRecord:
+    """``||Dx||_q <= sum_i |x_i| ||D_{:,i}||_q <= Bx max_i ||D_{:,i}||_q`` (random D, x; q in {1, 2, 3, inf})."""
+    rng = np.random.default_rng(seed)
+    lhs, mid, rhs = [], [], []
+    for _ in range(pick(300, 3000)):
+        k = d = int(rng.integers(2, 6))  # square, so a row reading is well defined
+        D = rng.standard_normal((k, d)) * rng.uniform(0.1, 10)
+        Bx = float(rng.uniform(0.1, 5))
+        x = random_l1_ball(rng, d, Bx, 1)[0]
+        for q in (1.0, 2.0, 3.0, math.inf):
+            parts = _lq(D, q, axis=0) if column_reading else _lq(D, q, axis=1)
+            lhs.append(float(_lq(D @ x, q)))
+            mid.append(float(np.abs(x) @ parts))
+            rhs.append(float(Bx * parts.max()))
+    check_bound(mid, rhs, "sum_i |x_i| ||D e_i||_q <= Bx max_i ||D e_i||_q", seed=seed,
+                check="triangle-chain-second", params={"column_reading": column_reading})
+    return check_bound(lhs, mid, "||Dx||_q <= sum_i |x_i| ||D e_i||_q (triangle inequality)", seed=seed,
+                       params={"column_reading": column_reading})
+
+
+@claim_check("trauger-app-b", "padded-basis")
+def check_app_b_padded_basis(*, pad_scale: float = 1.0, seed: int = 23) -> CheckRecord:
+    """Exact covering number on the basis padded with repeats (``N > d`` points) equals that on the basis."""
+    rng = np.random.default_rng(seed)
+    a, b = [], []
+    for _ in range(pick(8, 60)):
+        M, d = int(rng.integers(4, 12)), int(rng.integers(2, 4))
+        Ws = rng.standard_normal((M, 2, d))
+        basis = np.eye(d)
+        pad = np.vstack([basis, pad_scale * basis[rng.integers(0, d, size=4)]])
+        for q in (1.0, 2.0, math.inf):
+            Fb = np.einsum("mkd,nd->mnk", Ws, basis)
+            Fp = np.einsum("mkd,nd->mnk", Ws, pad)
+            for eps in (0.5, 1.0, 2.0):
+                a.append(covering_number(Fb, eps, q))
+                b.append(covering_number(Fp, eps, q))
+    return check_identity(a, b, "padding the basis with repeated points leaves the covering number unchanged",
+                          atol=0.0, seed=seed, params={"pad_scale": pad_scale})
+
+
+@claim_check("trauger-app-b", "column-notation")
+def check_app_b_column_notation(*, printed_axis: int = 1, seed: int = 24) -> CheckRecord:
+    """Erratum #17 (App. B): ``W_i`` must be the i-th *column*; with Sec. 2.1's rows the chain fails."""
+    rng = np.random.default_rng(seed)
+    lhs, pr, co = [], [], []
+    for _ in range(50):
+        D = rng.standard_normal((3, 3))
+        x = random_l1_ball(rng, 3, 1.0, 1)[0]
+        lhs.append(float(np.linalg.norm(D @ x)))
+        pr.append(float(np.abs(x) @ np.linalg.norm(D, axis=printed_axis)))
+        co.append(float(np.abs(x) @ np.linalg.norm(D, axis=0)))
+    return confirm_erratum(
+        bound_outcome(lhs, pr), bound_outcome(lhs, co),
+        description="in App. B's chain W_i - hat W_i must denote columns, while Sec. 2.1 uses W_i for rows",
+        printed_text="||(W - hat W) x||_q <= sum_i |x_i| ||W_i - hat W_i||_q with W_i the i-th row (Sec. 2.1)",
+        corrected_text="the same with W_{:,i}, the i-th column",
+        source="Trauger & Tewari, Appendix B vs Sec. 2.1", severity="T", seed=seed,
+        params={"printed_axis": printed_axis})
+
+
+def _l33_test_matrices(rng: np.random.Generator, k: int, d: int, Bw: float, count: int) -> list[np.ndarray]:
+    """Columns uniform in the l1 ball, vertices, sparse columns, and columns of equal l1 norm."""
+    out = []
+    for i in range(count):
+        kind = i % 4
+        if kind == 0:
+            W = random_l1_ball(rng, k, Bw, d).T
+        elif kind == 1:
+            W = np.zeros((k, d))
+            W[rng.integers(0, k, size=d), np.arange(d)] = Bw * rng.choice([-1.0, 1.0], size=d)
+        elif kind == 2:
+            W = rng.standard_normal((k, d)) * (rng.random((k, d)) < 0.4)
+            W = _scale_into_columns_l1(W * 10, Bw)
+        else:
+            W = rng.standard_normal((k, d))
+            W = W * Bw * rng.uniform(0.3, 1.0) / np.abs(W).sum(0, keepdims=True)
+        out.append(W)
+    return out
+
+
+@claim_check("trauger-lemma-3-3", "greedy-cover")
+def check_l33_greedy_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
+                           seed: int = 30) -> CheckRecord:
+    """Lemma 3.3's cover (greedy Maurey per column) covers at scale ``eps`` on basis and random inputs.
+
+    Test matrices: random, vertex, sparse, equal-norm columns and adversarial ones
+    (Nelder-Mead maximizing the cover error over the column l1 balls).  ``K_rule(Bw, Bx, eps)``
+    is the number of Maurey steps.  Asserts ``max_i ||(W - hat W) Bx e_i||_2 < eps``,
+    ``||(W - hat W) x||_2 < eps`` for random ``x`` in the l1 ball, and ``hat W`` in the class.
+    """
+    rng = np.random.default_rng(seed)
+    err, eps_list, member, worst_adv = [], [], [], 0.0
+    for trial in range(pick(8, 60)):
+        k, d = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        Bw, Bx = float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2))
+        eps = Bw * Bx * float(rng.uniform(0.15, 0.9))
+        K = int(K_rule(Bw, Bx, eps))
+
+        def cover_err(W: np.ndarray) -> float:
+            What = cover_columns_l1(W, Bw, Bx, eps, K=K)
+            return float(Bx * np.max(np.linalg.norm(W - What, axis=0)))
+
+        mats = _l33_test_matrices(rng, k, d, Bw, 8)
+        res = maximize(lambda z: cover_err(_scale_into_columns_l1(z.reshape(k, d), Bw)),
+                       lambda g: random_l1_ball(g, k, Bw, d).T.ravel(), method="nelder-mead",
+                       restarts=2, steps=30, seed=seed + trial)
+        mats.append(_scale_into_columns_l1(res.best_x.reshape(k, d), Bw))
+        worst_adv = max(worst_adv, res.best_value / eps)
+        for W in mats:
+            What = cover_columns_l1(W, Bw, Bx, eps, K=K)
+            member.append(float(np.abs(What).sum(0).max() <= Bw * (1 + 1e-12)))
+            X = np.vstack([Bx * np.eye(d), random_l1_ball(rng, d, Bx, 20)])
+            err.append(float(np.max(np.linalg.norm((W - What) @ X.T, axis=0))))
+            eps_list.append(strictly_below(eps))
+    check_identity(member, np.ones(len(member)), "cover elements have column l1 norms <= Bw (internal cover)",
+                   atol=0.0, seed=seed, check="greedy-cover-internal")
+    return check_bound(err, eps_list, "sup over basis and random l1-ball inputs of ||(W - hat W)x||_2 < eps",
+                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": worst_adv})
+
+
+@claim_check("trauger-lemma-3-3", "explicit-cover")
+def check_l33_explicit_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
+                             seed: int = 31) -> CheckRecord:
+    """The enumerated Maurey cover (all averages of K atoms) has covering radius < eps (adversarial search).
+
+    One column (d = 1 suffices: the cover is a product over columns), k in {2, 3}.  The
+    covering radius ``max_w min_c Bx ||w - c||_2`` over the l1 ball is maximized by
+    Nelder-Mead from random starts and all vertices; its size is compared with binom(2k+K, K).
+    """
+    rng = np.random.default_rng(seed)
+    rad, eps_list, sizes, counts = [], [], [], []
+    for k, ratio in [(2, 0.8), (2, 0.55), (3, 0.7), (3, 0.45)][: pick(4, 4)]:
+        Bw, Bx = 1.0, 1.0
+        eps = ratio * Bw * Bx
+        K = int(K_rule(Bw, Bx, eps))
+        C = maurey_cover_points(k, Bw, K)
+        sizes.append(float(C.shape[0]))
+        counts.append(float(count_index_vectors(2 * k, K)))
+
+        def dist(z: np.ndarray) -> float:
+            w = z * min(1.0, Bw / max(np.abs(z).sum(), 1e-300))
+            return float(Bx * np.min(np.linalg.norm(C - w[None, :], axis=1)))
+
+        res = maximize(dist, lambda g: random_l1_ball(g, k, Bw, 1)[0], method="nelder-mead",
+                       restarts=pick(6, 20), steps=60, seed=seed + k)
+        pts = [res.best_x, *random_l1_ball(rng, k, Bw, 200)]
+        rad.append(max(dist(p) for p in pts))
+        eps_list.append(strictly_below(eps))
+    check_bound(sizes, counts, "distinct cover points <= binom(2k+K, K)", seed=seed,
+                check="explicit-cover-size")
+    return check_bound(rad, eps_list, "covering radius of the enumerated Maurey cover < eps",
+                       rtol=0.0, seed=seed)
+
+
+@claim_check("trauger-lemma-3-3", "size-vs-bound")
+def check_l33_size(*, bound: Callable[..., float] | None = None) -> CheckRecord:
+    """Constructed log-size ``d log binom(2k+K, K)`` <= ``bound`` (default ``d ceil(r) log(2k+1)``).
+
+    Also records the ratio of the constructed size to the printed (ceiling-free) RHS.
+    """
+    bound = bound or (lambda d, k, Bw, Bx, eps: log_cover_bound_lemma33(d, k, Bw, Bx, eps, ceiling=True))
+    lhs, rhs, printed = [], [], []
+    for d in (1, 3, 10, 100):
+        for k in (1, 2, 8, 64, 1024):
+            for t in np.linspace(0.05, 1.0, 25):
+                args = (d, k, 1.0, 1.0, float(t))
+                lhs.append(log_cover_size_lemma33(*args))
+                rhs.append(bound(*args))
+                printed.append(log_cover_bound_lemma33(*args))
+    ratio = np.array(lhs) / np.array(printed)
+    return check_bound(lhs, rhs, "log size of the Lemma 3.3 construction <= d ceil(Bw^2Bx^2/eps^2) log(2k+1)",
+                       extra={"max_ratio_to_printed": float(ratio.max()),
+                              "median_ratio_to_printed": float(np.median(ratio))})
+
+
+@claim_check("trauger-lemma-3-3", "packing-lower-bound")
+def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33) -> CheckRecord:
+    """Columns in ``{+-Bw e_j}`` form a ``(2k)^d`` packing at sup-distance ``>= sqrt 2 Bw Bx``.
+
+    For ``eps <= Bw Bx / sqrt 2`` this gives ``log N >= d log(2k)``, which must be <= the RHS.
+    The packing distances are verified on small cases.
+    """
+    dmin = []
+    for k, d in [(2, 1), (2, 2), (3, 2)]:
+        cols = l1_ball_atoms(k, 1.0)
+        mats = [np.column_stack(c) for c in itertools.product(cols, repeat=d)]
+        dist = [np.max(np.linalg.norm(A - B, axis=0)) for A, B in itertools.combinations(mats, 2)]
+        dmin.append(float(min(dist)))
+    check_bound([math.sqrt(2)] * len(dmin), dmin, "packing distance >= sqrt(2) Bw Bx", rtol=1e-12,
+                check="packing-distance")
+    lhs, r = [], []
+    for d in (1, 2, 10, 100):
+        for k in (1, 2, 16, 1024):
+            for t in (1 / math.sqrt(2), 0.5, 0.2):
+                lhs.append(d * math.log(2 * k))
+                r.append(rhs(d, k, 1.0, 1.0, t))
+    return check_bound(lhs, r, "packing lower bound d log(2k) <= RHS for eps <= Bw Bx / sqrt 2")
+
+
+@claim_check("trauger-lemma-3-3", "row-reading-control")
+def check_l33_row_reading(*, rhs_factor: float = 1.0) -> CheckRecord:
+    """Orientation control: under the *row* reading (d = 1) the class is a cube and violates the bound.
+
+    ``log N >= k log(2 Bw Bx) - log vol(B_2^k(eps))`` must exceed ``rhs_factor * RHS``;
+    the check asserts RHS < lower bound, i.e. only the column reading of Sec. 2.1 can hold.
+    """
+    rhs, lb = [], []
+    for k in (50, 100, 200, 400):
+        for t in (0.5, 0.6):
+            rhs.append(rhs_factor * log_cover_bound_lemma33(1, k, 1.0, 1.0, t))
+            lb.append(k * math.log(2.0) - log_l2_ball_volume(k, t))
+    return check_bound(rhs, lb, "printed RHS < volume lower bound of the row-reading class (d = 1)",
+                       extra={"example_k100_eps05": [lb[2], rhs[2]]})
+
+
+def _ceiling_outcomes(size: Callable[..., float], bound: Callable[..., float],
+                      printed_ceiling: bool) -> tuple:
+    """Constructed log cover size against the bound without / with the ceiling (erratum #18).
+
+    Returns the (printed, corrected) outcomes over d in {1, 4}, k in {2, 8, 64} and 40 values
+    of eps in [0.3, 0.99] with B_w = B_x = 1.
+    """
+    lhs, pr, co = [], [], []
+    for d in (1, 4):
+        for k in (2, 8, 64):
+            for t in np.linspace(0.3, 0.99, 40):
+                args = (d, k, 1.0, 1.0, float(t))
+                lhs.append(size(*args))
+                pr.append(bound(*args, ceiling=printed_ceiling))
+                co.append(bound(*args, ceiling=True))
+    return bound_outcome(lhs, pr), bound_outcome(lhs, co)
+
+
+@claim_check("trauger-lemma-3-3", "missing-ceiling")
+def check_l33_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
+    """Erratum #18 (proof gap): the construction's log-size exceeds the ceiling-free RHS for some eps."""
+    return confirm_erratum(
+        *_ceiling_outcomes(log_cover_size_lemma33, log_cover_bound_lemma33, printed_ceiling),
+        description="the proof of Lemma 3.3 certifies d ceil(Bw^2Bx^2/eps^2) log(2k+1), not the ceiling-free form",
+        printed_text="log N <= d Bw^2 Bx^2 / eps^2 log(2k+1)",
+        corrected_text="log N <= d ceil(Bw^2 Bx^2 / eps^2) log(2k+1) (what the Maurey cover gives)",
+        source="Trauger & Tewari, Lemma 3.3 and its proof", severity="G",
+        params={"printed_ceiling": printed_ceiling})
+
+
+@claim_check("trauger-lemma-3-4", "column-reading-counterexample")
+def check_l34_column_reading(*, hidden_constant: float = 1000.0) -> CheckRecord:
+    """Erratum #4: column-sum (2,1) norm (Sec. 2.1), d = 1, eps = Bw Bx / 2: log N >= k log 2 vs C 4 log k.
+
+    Printed: the volume lower bound must be <= ``hidden_constant * (Bw Bx/eps)^2 log(dk)``; fails for
+    large k whatever the constant.  Corrected (row-sum reading): the constructive Lemma 3.3
+    cover (at d = 1 the row-sum class is the l1 ball) is <= the same RHS.
+    """
+    ks = [2 ** j for j in range(4, 25, 2)]
+    lb = [k * math.log(2.0) for k in ks]  # (Bw Bx / eps)^k = 2^k with eps = Bw Bx / 2
+    rhs = [log_cover_bound_lemma34(1, k, 1.0, 1.0, 0.5, constant=hidden_constant) for k in ks]
+    row = [log_cover_size_lemma33(1, k, 1.0, 1.0, 0.5) for k in ks]
+    return confirm_erratum(
+        bound_outcome(lb, rhs), bound_outcome(row, rhs),
+        description=("with the column-sum (2,1) norm of Sec. 2.1 the class at d = 1 is an l2 ball in R^k, "
+                     "whose log covering number grows like k, not log k"),
+        printed_text="||W||_{2,1} = sum of column l2 norms <= Bw  =>  log N <~ (Bw Bx/eps)^2 log(dk)",
+        corrected_text="row-sum reading ||W^T||_{2,1} = sum_j ||W_{j,:}||_2 <= Bw (checked at d = 1)",
+        source="Trauger & Tewari, Lemma 3.4 with Sec. 2.1", severity="E",
+        params={"hidden_constant": hidden_constant, "k_max": ks[-1]})
+
+
+@claim_check("trauger-lemma-3-4", "row-reading-via-lemma-3-3")
+def check_l34_row_reading(*, K_rule: Callable[[float, float, float], int] = maurey_K,
+                          seed: int = 40) -> CheckRecord:
+    """Row-sum (2,1) class lies in Lemma 3.3's class; the Lemma 3.3 cover covers its members.
+
+    Asserts ``||W||_{1,inf} <= ||W^T||_{2,1}`` and cover error < eps on random row-sum-bounded W.
+    """
+    rng = np.random.default_rng(seed)
+    inner, outer, err, eps_list = [], [], [], []
+    for _ in range(pick(40, 400)):
+        k, d = int(rng.integers(2, 7)), int(rng.integers(1, 5))
+        Bw, Bx = float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2))
+        W = rng.standard_normal((k, d)) * (rng.random((k, d)) < 0.6)
+        s = mixed_norm(W.T, 2, 1)
+        W = W * Bw * rng.uniform(0.2, 1.0) / max(s, 1e-12)
+        inner.append(mixed_norm(W, 1, math.inf))
+        outer.append(mixed_norm(W.T, 2, 1))
+        eps = Bw * Bx * float(rng.uniform(0.2, 0.9))
+        What = cover_columns_l1(W, Bw, Bx, eps, K=int(K_rule(Bw, Bx, eps)))
+        X = np.vstack([Bx * np.eye(d), random_l1_ball(rng, d, Bx, 10)])
+        err.append(float(np.max(np.linalg.norm((W - What) @ X.T, axis=0))))
+        eps_list.append(strictly_below(eps))
+    check_bound(inner, outer, "largest column l1 norm <= sum of row l2 norms", rtol=1e-12, seed=seed,
+                check="row-reading-containment")
+    return check_bound(err, eps_list, "Lemma 3.3 cover covers the row-sum (2,1) class at scale eps",
+                       rtol=0.0, seed=seed)
+
+
+@claim_check("trauger-lemma-3-4", "packing-kappa")
+def check_l34_packing_kappa(*, rhs: Callable[[int, int, float, float, float], float] =
+                            lambda d, k, Bw, Bx, eps: log_cover_bound_lemma34(d, k, Bw, Bx, eps)) -> CheckRecord:
+    """Row reading of Lemma 3.4: packing lower bounds stay below the bound with hidden constant 1.
+
+    The family :func:`l34_packing_family` is a ``2 eps``-packing at ``eps = Bw Bx / (sqrt 2 s sqrt d)``
+    (pairwise distances verified by enumeration for small ``k, d, s``), so
+    ``log N(eps) >= log binom(k, s) + s d log 2``.  ``kappa = packing / RHS`` is reported over a
+    grid of ``k, d, s``; it never exceeds 1 (reached at ``k = 2``, ``d = s = 1``, where the four
+    matrices ``+-e_j`` force ``N >= 4``), consistent with, but no proof of, the lemma.
+    """
+    dist, dist_ref = [], []
+    for k, d, s in [(2, 1, 1), (3, 2, 1), (3, 2, 2), (4, 2, 2), (4, 3, 1), (5, 1, 2)]:
+        P = l34_packing_family(k, d, s)
+        diff = P[:, None] - P[None, :]
+        D = np.linalg.norm(diff, axis=2).max(axis=-1)  # largest column l2 norm, shape (n, n)
+        D[np.eye(len(P), dtype=bool)] = np.inf
+        dist.append(float(D.min()))
+        dist_ref.append(math.sqrt(2) / (s * math.sqrt(d)))
+    check_bound(dist_ref, dist, "packing family pairwise distance >= sqrt(2) Bw / (s sqrt d) (enumerated)",
+                rtol=1e-12, check="packing-kappa-distances")
+    lhs, rhs_v, table = [], [], []
+    for k in (2, 16, 256, 4096, 2 ** 20):
+        for d in (1, 4, 64, 1024):
+            for s in (1, 2, 8):
+                if s > k:
+                    continue
+                eps = 1.0 / (math.sqrt(2) * s * math.sqrt(d))
+                pack = float(gammaln(k + 1) - gammaln(s + 1) - gammaln(k - s + 1)) + s * d * math.log(2)
+                r = rhs(d, k, 1.0, 1.0, eps)
+                lhs.append(pack)
+                rhs_v.append(r)
+                table.append((k, d, s, pack / r if r > 0 else math.inf))
+    return check_bound(lhs, rhs_v, "log packing number <= (Bw Bx / eps)^2 log(dk) (row reading, constant 1)",
+                       rtol=1e-12, extra={"kappa_table_k_d_s_kappa": table,
+                                          "max_kappa": max(t[3] for t in table)})
+
+
+@claim_check("trauger-lemma-3-5", "restated-log-dn")
+def check_l35_restatement(*, printed_log_arg: Callable[[int, int, int], float] = lambda d, n, k: d * n,
+                          hidden_constant: float = 1000.0) -> CheckRecord:
+    """The restatement's ``log(dn)`` vanishes at ``d = n = 1``, yet the class (any reading) needs >= 2 elements.
+
+    With ``d = n = 1`` and the single input ``x = Bx`` the class is a ball of radius Bw Bx
+    in R^k (l2 ball: column reading; l1 ball: row reading); both contain ``+-Bw Bx e_1``,
+    2 Bw Bx apart, so ``N >= 2`` at ``eps = Bw Bx / 2``.  Corrected: the log of output
+    dimension times points, ``log(2kn+1)``, on the row reading, where the Maurey cover
+    (log size ``log binom(2k+K, K)``) certifies it.
+    """
+    ks = [1, 2, 8, 64, 1024]
+    lb = [math.log(2.0)] * len(ks)
+    printed = [hidden_constant * 4.0 * math.log(printed_log_arg(1, 1, k)) for k in ks]
+    corrected_rhs = [hidden_constant * 4.0 * math.log(2 * k * 1 + 1) for k in ks]
+    constructive = [log_cover_size_lemma33(1, k, 1.0, 1.0, 0.5) for k in ks]
+    return confirm_erratum(
+        bound_outcome(lb, printed),
+        bound_outcome(lb + constructive, corrected_rhs + corrected_rhs),
+        description="Lemma 3.5 as restated fails at d = n = 1 (log(dn) = 0 forces one cover element)",
+        printed_text="log N(F, eps, {x_i}_{i<=n}, ||.||_2) <~ Bw^2 Bx^2/eps^2 log(dn)",
+        corrected_text="row-sum (2,1) norm and log(2kn+1) (output dimension times points), checked at d = n = 1",
+        source="Trauger & Tewari, Lemma 3.5 (restating Edelman et al. 2022, Lemma 4.6)", severity="E",
+        params={"hidden_constant": hidden_constant})
+
+
+def record_l35_general() -> CheckRecord:
+    """Record why Lemma 3.5 is not checked in general."""
+    return not_checkable(
+        "trauger-lemma-3-5",
+        "Lemma 3.5 is imported from Edelman et al. (2022, Lemma 4.6) with unspecified constants and "
+        "logarithmic factors hidden in <~; covering numbers of the continuous (2,1)-ball are not computable "
+        "exactly, so only the falsifiable special case d = n = 1 (check restated-log-dn) and its use in "
+        "Lemma 3.4 (row reading via the Lemma 3.3 cover) are checked here; the general statement is a cited "
+        "assumption, not verified.",
+        check="general-statement")
+
+
+@claim_check("trauger-lemma-3-6", "greedy-cover")
+def check_l36_greedy_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
+                           seed: int = 50) -> CheckRecord:
+    """Flattened greedy Maurey cover: ``||W - hat W||_F^2 <= (Bw^2 - ||W||_F^2)/K`` and ``Bx sigma_max < eps``.
+
+    Random, sparse, vertex and adversarial W (Nelder-Mead maximizing ``sigma_max(W - hat W)``).
+    Also ``||(W - hat W)x||_2 < eps`` for random ``x`` in the l2 ball.
+    """
+    rng = np.random.default_rng(seed)
+    fro, fro_rhs, err, eps_list, worst_adv = [], [], [], [], 0.0
+    for trial in range(pick(8, 60)):
+        k, d = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        Bw, Bx = float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2))
+        eps = Bw * Bx * float(rng.uniform(0.2, 0.9))
+        K = int(K_rule(Bw, Bx, eps))
+
+        def spec_err(W: np.ndarray) -> float:
+            return float(Bx * np.linalg.norm(W - cover_flat_l1(W, Bw, Bx, eps, K=K), 2))
+
+        mats = [random_l1_ball(rng, k * d, Bw, 1)[0].reshape(k, d) for _ in range(3)]
+        V = np.zeros(k * d)
+        V[rng.integers(0, k * d)] = Bw
+        mats.append(V.reshape(k, d))
+        S = rng.standard_normal((k, d)) * (rng.random((k, d)) < 0.3)
+        mats.append(_scale_into_l1(S * 10, Bw))
+        res = maximize(lambda z: spec_err(_scale_into_l1(z.reshape(k, d), Bw)),
+                       lambda g: random_l1_ball(g, k * d, Bw, 1)[0], method="nelder-mead",
+                       restarts=2, steps=30, seed=seed + trial)
+        mats.append(_scale_into_l1(res.best_x.reshape(k, d), Bw))
+        worst_adv = max(worst_adv, res.best_value / eps)
+        for W in mats:
+            What = cover_flat_l1(W, Bw, Bx, eps, K=K)
+            fro.append(float(np.sum((W - What) ** 2)))
+            fro_rhs.append((Bw * float(np.abs(W).sum()) - float(np.sum(W ** 2))) / K)
+            Z = rng.standard_normal((20, d))
+            Z = Bx * Z / np.linalg.norm(Z, axis=1, keepdims=True) * rng.uniform(0, 1, (20, 1)) ** (1 / d)
+            err.append(max(float(Bx * np.linalg.norm(W - What, 2)),
+                           float(np.max(np.linalg.norm((W - What) @ Z.T, axis=0)))))
+            eps_list.append(strictly_below(eps))
+    check_bound(fro, fro_rhs, "||W - hat W||_F^2 <= (Bw ||W||_{1,1} - ||W||_F^2)/K (Maurey)", atol=1e-12,
+                seed=seed, check="greedy-cover-frobenius")
+    return check_bound(err, eps_list, "sup over the l2 input ball of ||(W - hat W)x||_2 < eps",
+                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": worst_adv})
+
+
+@claim_check("trauger-lemma-3-6", "enumerated-cover")
+def check_l36_explicit_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
+                             seed: int = 52) -> CheckRecord:
+    """The enumerated Lemma 3.6 cover (all averages of ``K`` atoms ``+-Bw E_ij``) has covering
+    radius ``< eps`` in the sup metric over the l2 input ball, i.e. ``Bx sigma_max(W - C)``.
+
+    ``(k, d)`` in ``{(1, 2), (2, 1), (2, 2)}``; the radius ``max_W min_C Bx sigma_max(W - C)`` over
+    the ``||.||_{1,1}`` ball is maximised by Nelder-Mead from random starts (plus random points);
+    the number of distinct points is compared with ``binom(2dk + K, K)``.
+    """
+    rng = np.random.default_rng(seed)
+    rad, eps_list, sizes, counts = [], [], [], []
+    for (k, d), ratio in [((1, 2), 0.8), ((1, 2), 0.55), ((2, 1), 0.6), ((2, 2), 0.75)]:
+        Bw, Bx = 1.0, 1.0
+        eps = ratio * Bw * Bx
+        K = int(K_rule(Bw, Bx, eps))
+        C = maurey_cover_points(k * d, Bw, K).reshape(-1, k, d)
+        sizes.append(float(C.shape[0]))
+        counts.append(float(count_index_vectors(2 * k * d, K)))
+
+        def dist(z: np.ndarray) -> float:
+            W = (z * min(1.0, Bw / max(np.abs(z).sum(), 1e-300))).reshape(k, d)
+            return float(Bx * np.min(np.linalg.norm(C - W[None], ord=2, axis=(1, 2))))
+
+        res = maximize(dist, lambda g: random_l1_ball(g, k * d, Bw, 1)[0], method="nelder-mead",
+                       restarts=pick(4, 20), steps=60, seed=seed + k * d)
+        pts = [res.best_x, *random_l1_ball(rng, k * d, Bw, 100)]
+        rad.append(max(dist(p) for p in pts))
+        eps_list.append(strictly_below(eps))
+    check_bound(sizes, counts, "distinct cover points <= binom(2dk+K, K)", seed=seed,
+                check="enumerated-cover-size")
+    return check_bound(rad, eps_list, "covering radius of the enumerated Lemma 3.6 cover < eps",
+                       rtol=0.0, seed=seed, extra={"radius_over_eps": [r / e for r, e in zip(rad, eps_list)]})
+
+
+@claim_check("trauger-lemma-3-6", "size-vs-bound")
+def check_l36_size(*, bound: Callable[..., float] | None = None) -> CheckRecord:
+    """Constructed ``log binom(2dk+K, K)`` <= ``bound`` (default ``ceil(r) log(2dk+1)``); ratio to printed."""
+    bound = bound or (lambda d, k, Bw, Bx, eps: log_cover_bound_lemma36(d, k, Bw, Bx, eps, ceiling=True))
+    lhs, rhs, printed = [], [], []
+    for d in (1, 3, 10, 100):
+        for k in (1, 2, 8, 64, 1024):
+            for t in np.linspace(0.05, 1.0, 25):
+                args = (d, k, 1.0, 1.0, float(t))
+                lhs.append(log_cover_size_lemma36(*args))
+                rhs.append(bound(*args))
+                printed.append(log_cover_bound_lemma36(*args))
+    ratio = np.array(lhs) / np.array(printed)
+    return check_bound(lhs, rhs, "log size of the Lemma 3.6 construction <= ceil(Bw^2Bx^2/eps^2) log(2dk+1)",
+                       extra={"max_ratio_to_printed": float(ratio.max()),
+                              "median_ratio_to_printed": float(np.median(ratio))})
+
+
+@claim_check("trauger-lemma-3-6", "packing-lower-bound")
+def check_l36_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma36) -> CheckRecord:
+    """``+-Bw E_ij`` are pairwise >= Bw Bx apart in sup over the l2 input ball: log N >= log(2dk) at eps <= Bw Bx/2."""
+    dmin = []
+    for k, d in [(1, 2), (2, 2), (3, 2)]:
+        atoms = [a.reshape(k, d) for a in l1_ball_atoms(k * d, 1.0)]
+        dmin.append(min(float(np.linalg.norm(A - B, 2)) for A, B in itertools.combinations(atoms, 2)))
+    check_bound([1.0] * len(dmin), dmin, "pairwise spectral distance >= Bw (times Bx)", rtol=1e-12,
+                check="packing-distance")
+    lhs, r = [], []
+    for d in (1, 2, 10, 100):
+        for k in (1, 2, 16, 1024):
+            for t in (0.5, 0.25):
+                lhs.append(math.log(2 * d * k))
+                r.append(rhs(d, k, 1.0, 1.0, t))
+    return check_bound(lhs, r, "packing lower bound log(2dk) <= RHS at eps <= Bw Bx / 2")
+
+
+@claim_check("trauger-lemma-3-6", "transpose-invariance")
+def check_l36_transpose(*, norm: Callable[[np.ndarray], float] = lambda W: mixed_norm(W, 1, 1),
+                        seed: int = 51) -> CheckRecord:
+    """``||W||_{1,1} = ||W^T||_{1,1}``: Lemma 3.6 has no orientation issue."""
+    rng = np.random.default_rng(seed)
+    a, b = [], []
+    for _ in range(pick(100, 1000)):
+        W = rng.standard_normal((int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+        a.append(norm(W))
+        b.append(norm(W.T))
+    return check_identity(a, b, "||W||_{1,1} = ||W^T||_{1,1}", rtol=1e-12, seed=seed)
+
+
+@claim_check("trauger-lemma-3-6", "missing-ceiling")
+def check_l36_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
+    """Erratum #18 (proof gap): the flattened Maurey cover exceeds the ceiling-free RHS for some eps."""
+    return confirm_erratum(
+        *_ceiling_outcomes(log_cover_size_lemma36, log_cover_bound_lemma36, printed_ceiling),
+        description="the proof of Lemma 3.6 certifies ceil(Bw^2Bx^2/eps^2) log(2dk+1), not the ceiling-free form",
+        printed_text="log N <= Bx^2 Bw^2 / eps^2 log(2dk+1)",
+        corrected_text="log N <= ceil(Bx^2 Bw^2 / eps^2) log(2dk+1) (what the Maurey cover gives)",
+        source="Trauger & Tewari, Lemma 3.6 and its proof", severity="G",
+        params={"printed_ceiling": printed_ceiling})
+
+
+@claim_check("trauger-sec-3-4", "p1-le-d-pinf")
+def check_sec34_norm_comparison(*, factor: Callable[[int], float] = float, seed: int = 60) -> CheckRecord:
+    """``||W||_{p,1} <= d ||W||_{p,inf}`` (d columns), p in {1, 2}; equality for equal column norms."""
+    rng = np.random.default_rng(seed)
+    lhs, rhs = [], []
+    for i in range(pick(200, 2000)):
+        k, d = int(rng.integers(1, 7)), int(rng.integers(1, 9))
+        W = rng.standard_normal((k, d))
+        if i % 5 == 0:
+            W = W / np.linalg.norm(W, axis=0, keepdims=True)
+        for p in (1, 2):
+            lhs.append(mixed_norm(W, p, 1))
+            rhs.append(factor(d) * mixed_norm(W, p, math.inf))
+    return check_bound(lhs, rhs, "||W||_{p,1} <= d ||W||_{p,inf}", rtol=1e-12, seed=seed)
+
+
+def record_sec34_comparison() -> CheckRecord:
+    """Record why the comparison of the three bounds (Sec. 3.4 (b)) is not a checkable claim."""
+    return not_checkable(
+        "trauger-sec-3-4",
+        "Part (b) compares upper bounds of classes with different input norms (l1 inputs in Lemmas 3.3/3.4, "
+        "l2 inputs in Lemma 3.6) after substituting ||W||_{p,1} <= d ||W||_{p,inf}; it is a remark about "
+        "formulas, not a statement about covering numbers that an instance could refute.",
+        check="bound-comparison")
+
+
+@claim_check("trauger-app-a", "row-cover")
+def check_app_a_row_cover(*, radius_factor: Callable[[int, float], float] = lambda k, q: k ** (1 / q),
+                          seed: int = 70) -> CheckRecord:
+    """Row-by-row cover from a scalar Maurey cover: ``max_t ||(W - hat W) x_t||_q < radius_factor(k, q) eps``.
+
+    Scalar class: ``||w||_1 <= Bw`` on points ``||x_t||_2 <= Bx``; the scalar cover (all K-averages
+    of ``+-Bw e_j``, K = ceil((Bw Bx/eps)^2)) has ``|(w - hat w).x| < eps``.  Rows are random, or all
+    equal to an adversarial row (Nelder-Mead maximizing the scalar error), which makes the
+    ``k^{1/q}`` factor nearly tight.  Also asserts log-size = k log |scalar cover|.
+    """
+    rng = np.random.default_rng(seed)
+    lhs, rhs, sizes, sizes_ref, tight = [], [], [], [], 0.0
+    for trial in range(pick(6, 40)):
+        k, d, n = int(rng.integers(2, 6)), int(rng.integers(2, 4)), 8
+        Bw, Bx = 1.0, 1.0
+        eps = Bw * Bx * float(rng.uniform(0.4, 0.9))
+        K = maurey_K(Bw, Bx, eps)
+        X = rng.standard_normal((n, d))
+        X = Bx * X / np.linalg.norm(X, axis=1, keepdims=True)
+
+        def scal(w: np.ndarray) -> np.ndarray:
+            return l1_maurey_approx(w, Bw, K)
+
+        def proj(z: np.ndarray) -> np.ndarray:
+            return z * min(1.0, Bw / max(float(np.abs(z).sum()), 1e-300))
+
+        res = maximize(lambda z: float(np.max(np.abs(X @ (proj(z) - scal(proj(z)))))),
+                       lambda g: random_l1_ball(g, d, Bw, 1)[0], method="nelder-mead",
+                       restarts=3, steps=40, seed=seed + trial)
+        w_adv = proj(res.best_x)
+        for W in [random_l1_ball(rng, d, Bw, k), np.tile(w_adv, (k, 1))]:
+            What = cover_rows(W, scal)
+            for q in (1.0, 2.0, math.inf):
+                e = float(np.max(_lq((W - What) @ X.T, q, axis=0)))
+                lhs.append(e)
+                rhs.append(strictly_below(radius_factor(k, q) * eps))
+                tight = max(tight, e / (radius_factor(k, q) * eps))
+        C = math.log(maurey_cover_points(d, Bw, K).shape[0])
+        sizes.append(k * C)
+        sizes_ref.append(math.log(maurey_cover_points(d, Bw, K).shape[0] ** k))
+    check_identity(sizes, sizes_ref, "log size of the row-wise product cover = k * C", rtol=1e-12,
+                   seed=seed, check="row-cover-size")
+    return check_bound(lhs, rhs, "row-wise cover error < k^{1/q} eps for q in {1, 2, inf}", rtol=0.0,
+                       seed=seed, extra={"max_ratio_to_k1q_eps": tight})
+
+
+@claim_check("trauger-app-a", "abs-power")
+def check_app_a_abs_power(*, printed: Callable[[np.ndarray, float], float] = lambda v, q: float(np.sum(v ** q)),
+                          seed: int = 71) -> CheckRecord:
+    """Erratum #17 (App. A): ``||v||_q^q = sum_j (v_j)^q`` fails for odd q and negative entries; ``|v_j|^q`` holds."""
+    rng = np.random.default_rng(seed)
+    vs = [rng.standard_normal(5) for _ in range(30)]
+    qs = [1.0, 3.0]
+    ref = [float(np.sum(np.abs(v) ** q)) for v in vs for q in qs]
+    return confirm_erratum(
+        identity_outcome([printed(v, q) for v in vs for q in qs], ref, rtol=1e-12),
+        identity_outcome([float(np.sum(np.abs(v) ** q)) for v in vs for q in qs], ref, rtol=1e-12),
+        description="App. A writes ((W_j - hat W_j) x_t)^q where |.|^q is needed",
+        printed_text="||(W - hat W) x_t||_q^q = sum_j ((W_j - hat W_j) x_t)^q",
+        corrected_text="||(W - hat W) x_t||_q^q = sum_j |(W_j - hat W_j) x_t|^q",
+        source="Trauger & Tewari, Appendix A", severity="T", seed=seed)

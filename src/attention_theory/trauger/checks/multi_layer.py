@@ -1,0 +1,657 @@
+"""Checks of Trauger & Tewari, Sec. 4.3 and Appendices E-F: the multi-layer covering bound.
+
+Every function is a registered check.  Keyword arguments carry the statement's constant or
+formula: ``book/trauger/multi-layer.md`` calls them with the paper's version and
+``tests/test_negative_controls_trauger_multilayer.py`` with a wrong one, which must raise
+:class:`~attention_theory.verify.ClaimViolation`.
+
+The perturbation quantities of Lemma E.2 and of the unrolled bound (App. E) are computed
+by :func:`lemma_e2_terms` and :func:`unrolled_terms`, both differentiable in torch so that an
+adversary (L-BFGS on all weights and inputs) can maximise LHS/RHS.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import scipy.optimize as so
+import torch
+from scipy.special import gammaln
+
+from attention_theory.config import pick
+from attention_theory.foundations.norms import mixed_norm
+from attention_theory.search import maximize
+from attention_theory.trauger import model as tm
+from attention_theory.trauger import multi_layer_bounds as bm
+from attention_theory.trauger.linear_covering import strictly_below
+from attention_theory.trauger.multi_layer import (
+    composite_cover,
+    l11_ball,
+    layer1_counterexample,
+    lemma_e2_rhs,
+    lemma_e2_terms,
+    samples,
+    unrolled_rhs,
+    unrolled_terms,
+)
+from attention_theory.verify import (
+    CheckRecord,
+    bound_outcome,
+    check_bound,
+    check_identity,
+    check_interval,
+    claim_check,
+    confirm_erratum,
+    not_checkable,
+)
+
+__all__ = ['check_cor421_class_constants', 'check_cor421_order', 'check_corf01_l1_inputs', 'check_corf02_l2_inputs', 'check_e1_scipy', 'check_e2_general_radius', 'check_e2_layer1_printed', 'check_e2_unit_rows', 'check_e3_readout', 'check_eq_e1_identity', 'check_eq_e2_layer1_printed', 'check_eq_e2_unrolled', 'check_sec43_dudley', 'check_sec43_heads', 'check_thm42_composite_cover', 'check_thm42_printed_vs_proof', 'record_sec43_trade']
+
+
+_SIGMA_L = {"identity": 1.0, "relu": 1.0, "tanh": 1.0, "2tanh": 2.0}
+
+
+def _scipy_min(C: np.ndarray, beta: np.ndarray, eps: float, x0: np.ndarray) -> float:
+    """SLSQP minimum of ``sum C_i / eps_i^2`` s.t. ``sum beta_i eps_i = eps``, ``eps_i > 0``.
+
+    Variables ``y_i = log(beta_i eps_i / eps)`` (so the constraint reads ``sum exp(y) = 1`` and
+    positivity is automatic); the objective is divided by ``sum_i a_i`` for conditioning.
+    ``x0`` is a feasible start on the simplex.
+    """
+    a = C * beta ** 2 / eps ** 2
+    s = a.sum()
+    res = so.minimize(lambda y: float(np.sum(a * np.exp(-2 * y)) / s), np.log(x0),
+                      jac=lambda y: -2 * a * np.exp(-2 * y) / s, method="SLSQP",
+                      bounds=[(-40.0, 0.0)] * len(C),
+                      constraints=[{"type": "eq", "fun": lambda y: float(np.exp(y).sum() - 1.0),
+                                    "jac": lambda y: np.exp(y)}],
+                      options={"ftol": 1e-15, "maxiter": 2000})
+    x = np.exp(res.x)
+    x = x / x.sum()  # exactly feasible: the value reported is that of a feasible point
+    return float(np.sum(a / x ** 2))
+
+
+@claim_check("trauger-lemma-e-1", "scipy-optimum")
+def check_e1_scipy(*, gamma: Callable[[np.ndarray, np.ndarray], float] = bm.lemma_e1_gamma,
+                   seed: int = 30) -> CheckRecord:
+    """Lemma E.1: ``min sum C_i/eps_i^2`` s.t. ``sum beta_i eps_i = eps`` equals ``gamma^3/eps^2``.
+
+    Instances ``n <= 20``, ``C``, ``beta`` log-uniform on ``[1e-2, 1e2]``.  The minimum is computed
+    by ``scipy.optimize.minimize`` (SLSQP with the equality constraint, from 3 random feasible
+    starts); the closed-form ``eps_i`` are checked for feasibility and value; ``10^4`` random
+    feasible points never go below ``gamma^3/eps^2`` (Hoelder).
+    """
+    rng = np.random.default_rng(seed)
+    closed, numeric, feas, feas_ref, rand_lo, rand_closed = [], [], [], [], [], []
+    for _ in range(pick(20, 400)):
+        n = int(rng.integers(1, 21))
+        C, beta = 10 ** rng.uniform(-2, 2, n), 10 ** rng.uniform(-2, 2, n)
+        eps = float(10 ** rng.uniform(-2, 1))
+        g = gamma(C, beta)
+        best = min(_scipy_min(C, beta, eps, rng.dirichlet(np.ones(n))) for _ in range(2))
+        closed.append(g ** 3 / eps ** 2)
+        numeric.append(best)
+        alloc = eps / bm.lemma_e1_gamma(C, beta) * np.cbrt(C / beta)
+        feas += [float(beta @ alloc), float(np.sum(C / alloc ** 2))]
+        feas_ref += [eps, bm.lemma_e1_minimum(C, beta, eps)]
+        x = rng.dirichlet(np.full(n, 0.5), size=500)
+        vals = np.sum(C * beta ** 2 / eps ** 2 / x ** 2, axis=1)
+        rand_lo.append(float(vals.min()))
+        rand_closed.append(g ** 3 / eps ** 2)
+    check_identity(feas, feas_ref, "closed-form eps_i are feasible and attain gamma^3/eps^2", rtol=1e-10,
+                   seed=seed, check="closed-form-allocation")
+    check_bound(rand_closed, rand_lo, "random feasible points never beat gamma^3/eps^2 (Hoelder)",
+                rtol=1e-10, seed=seed, check="hoelder-random")
+    check_bound(closed, numeric, "gamma^3/eps^2 <= the SLSQP value (no solver gets below the formula)",
+                rtol=1e-9, seed=seed, check="scipy-not-below")
+    return check_identity(numeric, closed, "SLSQP minimum = gamma^3/eps^2", rtol=1e-6, seed=seed,
+                          extra={"max_rel_gap": float(np.max(np.abs(np.array(numeric) / closed - 1)))})
+
+
+def _unpack(v: torch.Tensor, T: int, d: int, k: int, rho: float) -> tuple[tm.Layer, tm.Layer, torch.Tensor, torch.Tensor]:
+    """Split a flat vector into two layers and two inputs with rows in the ``rho`` ball."""
+    sizes = [d * d, d * k, k * d]
+    out, o = [], 0
+    for _ in range(2):
+        mats = []
+        for s, shp in zip(sizes, [(d, d), (d, k), (k, d)]):
+            mats.append(v[o:o + s].reshape(shp))
+            o += s
+        out.append(tm.Layer(*mats))
+    Z = rho * tm.proj_norm(v[o:o + T * d].reshape(T, d))
+    Zh = rho * tm.proj_norm(v[o + T * d:o + 2 * T * d].reshape(T, d))
+    return out[0], out[1], Z, Zh
+
+
+def _e2_search(rng: np.random.Generator, seed: int, rho_of: Callable[[np.random.Generator], float],
+               rhs_rho: Callable[[float], float], rhs_kwargs: dict[str, Any], n_random: int,
+               n_adv: int) -> tuple[list[float], list[float], float]:
+    """Random and adversarial instances of Lemma E.2: returns (lhs list, rhs list, best adversarial ratio)."""
+    lhs, rhs, best = [], [], 0.0
+    configs = []
+    for j in range(n_random + n_adv):
+        T, d, k = int(rng.choice([2, 4, 8])), int(rng.integers(2, 4)), int(rng.integers(2, 4))
+        sigma = ("identity", "relu", "tanh", "2tanh")[j % 4]
+        configs.append((T, d, k, sigma, rho_of(rng)))
+    for j, (T, d, k, sigma, rho) in enumerate(configs):
+        Ls = _SIGMA_L[sigma]
+        n = 2 * (d * d + 2 * d * k) + 2 * T * d
+
+        def ratio(v: torch.Tensor) -> torch.Tensor:
+            p, ph, Z, Zh = _unpack(v, T, d, k, rho)
+            t = lemma_e2_terms(p, ph, Z, Zh, sigma)
+            return t["lhs"] / (lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs) + 1e-300)
+
+        def init(g: np.random.Generator) -> np.ndarray:
+            base = g.standard_normal(n) * g.uniform(0.2, 2)
+            m = 2 * (d * d + 2 * d * k) // 2
+            scale = 10 ** g.uniform(-4, 0)
+            base[m:2 * m] = base[:m] + scale * g.standard_normal(m)  # hat W = W + small
+            base[2 * m + T * d:] = base[2 * m:2 * m + T * d] + scale * g.standard_normal(T * d)
+            return base
+
+        if j < n_random:
+            m = d * d + 2 * d * k
+            for r in range(9):
+                v = torch.as_tensor(init(rng))
+                if r >= 5:  # isolate one perturbation: W_c, W_v, W_QK, or the input (with W_QK = 0)
+                    v[m:2 * m] = v[:m]
+                    v[2 * m + T * d:] = v[2 * m:2 * m + T * d]
+                    lo, hi = {5: (m - k * d, m), 6: (d * d, d * d + d * k), 7: (0, d * d), 8: (None, None)}[r]
+                    if lo is not None:
+                        v[m + lo:m + hi] += 10 ** rng.uniform(-3, 0) * torch.as_tensor(rng.standard_normal(hi - lo))
+                    else:
+                        v[:d * d] = 0.0
+                        v[m:m + d * d] = 0.0
+                        v[2 * m + T * d:] += 10 ** rng.uniform(-3, 0) * torch.as_tensor(rng.standard_normal(T * d))
+                with torch.no_grad():
+                    p, ph, Z, Zh = _unpack(v, T, d, k, rho)
+                    t = lemma_e2_terms(p, ph, Z, Zh, sigma)
+                    lhs.append(float(t["lhs"]))
+                    rhs.append(float(lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs)))
+        else:
+            res = maximize(ratio, init, restarts=pick(2, 8), steps=pick(60, 300), seed=seed + j)
+            with torch.no_grad():
+                p, ph, Z, Zh = _unpack(torch.as_tensor(res.best_x), T, d, k, rho)
+                t = lemma_e2_terms(p, ph, Z, Zh, sigma)
+                lhs.append(float(t["lhs"]))
+                rhs.append(float(lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs)))
+            best = max(best, lhs[-1] / rhs[-1])
+    return lhs, rhs, best
+
+
+@claim_check("trauger-lemma-e-2", "unit-rows")
+def check_e2_unit_rows(*, c_delta: float = 1.0, c_delta_qk: float = 4.0, c_qk: float = 2.0,
+                       seed: int = 31, n_random: int | None = None,
+                       n_adversarial: int | None = None) -> CheckRecord:
+    """Lemma E.2 as printed, for inputs whose rows have l2 norm ``<= 1`` (layers ``i >= 2``, or ``Bx <= 1``).
+
+    ``T in {2, 4, 8}``, ``d, k in {2, 3}``, four activations (``2 tanh`` has ``L_sigma = 2``),
+    perturbations at scales ``1e-4 .. 1``; the spectral bounds are the actual norms (the tightest
+    admissible).  Adversary: L-BFGS on all weights and both inputs maximising LHS/RHS.
+    """
+    rng = np.random.default_rng(seed)
+    lhs, rhs, best = _e2_search(rng, seed, lambda g: float(g.uniform(0.3, 1.0)), lambda r: 1.0,
+                                {"c_delta": c_delta, "c_delta_qk": c_delta_qk, "c_qk": c_qk},
+                                pick(10, 80) if n_random is None else n_random,
+                                pick(3, 40) if n_adversarial is None else n_adversarial)
+    # the equality case: W_QK = 0 (uniform attention), identity weights, every token shifted by the same
+    # small vector, sigma = id, no projection active: LHS = delta = RHS.
+    eye = torch.eye(3, dtype=torch.float64)
+    Z = 0.1 * torch.as_tensor(rng.standard_normal((4, 3)))
+    p = tm.Layer(torch.zeros(3, 3, dtype=torch.float64), eye, eye)
+    t = lemma_e2_terms(p, p, Z, Z + 1e-3 * torch.tensor([1.0, 0.0, 0.0], dtype=torch.float64), "identity")
+    lhs.append(float(t["lhs"]))
+    rhs.append(float(lemma_e2_rhs(t, 1.0, c_delta=c_delta, c_delta_qk=c_delta_qk, c_qk=c_qk)))
+    return check_bound(lhs, rhs, "Lemma E.2 (printed constants) with unit-norm rows", rtol=1e-9, seed=seed,
+                       params={"c_delta": c_delta, "c_delta_qk": c_delta_qk, "c_qk": c_qk},
+                       extra={"adversarial_best_ratio": best})
+
+
+@claim_check("trauger-lemma-e-2", "general-radius")
+def check_e2_general_radius(*, rho_power: float = 2.0, seed: int = 32, n_random: int | None = None,
+                            n_adversarial: int | None = None) -> CheckRecord:
+    """The corrected Lemma E.2 for rows of norm ``<= rho`` (``rho`` up to 4): ``rho^2`` multiplies
+    the ``B_qk`` part of the ``delta`` term and the ``e_qk`` term (random, adversarial, and the
+    two-token construction)."""
+    rng = np.random.default_rng(seed)
+    lhs, rhs, best = _e2_search(rng, seed, lambda g: float(g.choice([0.5, 1.5, 2.0, 4.0])),
+                                lambda r: max(1.0, r), {"rho_power": rho_power},
+                                pick(8, 80) if n_random is None else n_random,
+                                pick(2, 40) if n_adversarial is None else n_adversarial)
+    for Bx in (0.5, 1.0, 1.5, 2.0, 4.0):
+        p, ph, X = layer1_counterexample(Bx, eta=1e-3 / Bx ** 3)
+        t = lemma_e2_terms(p, ph, X, X, "identity")
+        lhs.append(float(t["lhs"]))
+        rhs.append(float(lemma_e2_rhs(t, 1.0, rho=max(1.0, Bx), rho_power=rho_power)))
+    return check_bound(lhs, rhs, "Lemma E.2 with rows of norm <= rho and factor max(1, rho)^2", rtol=1e-9,
+                       seed=seed, params={"rho_power": rho_power}, extra={"adversarial_best_ratio": best})
+
+
+@claim_check("trauger-lemma-e-2", "layer1-printed")
+def check_e2_layer1_printed(*, Bxs: Sequence[float] = (0.5, 1.0, 1.5, 2.0, 4.0)) -> CheckRecord:
+    """Erratum #7: at layer 1 with ``Bx > 1`` the printed ``W_QK`` term misses ``Bx^2``.
+
+    Two tokens ``+-Bx u``, ``W_QK = 0``, ``hat W_QK = -eta u u^T``, ``W_v = W_c = I``, ``sigma = id``:
+    LHS/RHS ``= Bx^2/2`` to first order.
+    """
+    lhs, pr, co = [], [], []
+    for Bx in Bxs:
+        p, ph, X = layer1_counterexample(Bx, eta=1e-3 / Bx ** 3)
+        t = lemma_e2_terms(p, ph, X, X, "identity")
+        lhs.append(float(t["lhs"]))
+        pr.append(float(lemma_e2_rhs(t, 1.0, rho=1.0)))
+        co.append(float(lemma_e2_rhs(t, 1.0, rho=max(1.0, Bx))))
+    return confirm_erratum(
+        bound_outcome(lhs, pr), bound_outcome(lhs, co),
+        description="Lemma E.2 at layer 1 (g^(1) = X) with ||x_t||_2 <= Bx, Bx > 1",
+        printed_text="... + 2 L_s B_c2 B_v2 ||(W_QK - hat W_QK)^T hat g^T||_{2,inf} + ... (no Bx)",
+        corrected_text="factor max(1, Bx)^2 on the W_QK term and on the B_QK2 part of the g-difference term",
+        source="Trauger & Tewari, Lemma E.2 (Edelman et al. A.15) used at i = 1 in App. E", severity="E",
+        params={"Bxs": list(Bxs)})
+
+
+@claim_check("trauger-lemma-e-3", "readout-triangle")
+def check_e3_readout(*, second_term: float = 1.0, seed: int = 33) -> CheckRecord:
+    """``|w^T a - hat w^T hat a| <= ||w||_2 ||a - hat a||_2 + second_term |(w - hat w)^T hat a|``.
+
+    ``a``, ``hat a`` are [CLS] outputs of random perturbed blocks, plus free vectors; an
+    adversary (L-BFGS) maximises the ratio; equality when ``a - hat a`` is parallel to ``w``.
+    """
+    rng = np.random.default_rng(seed)
+    lhs, rhs = [], []
+    for i in range(pick(60, 600)):
+        T, d, k, L = int(rng.integers(2, 6)), int(rng.integers(2, 5)), int(rng.integers(2, 5)), int(rng.integers(1, 3))
+        X = torch.as_tensor(rng.standard_normal((T, d)))
+        layers = tm.random_block(rng, L, d, k, B_qk=2.0)
+        s = 10 ** rng.uniform(-3, 0)
+        layers_h = [tm.Layer(*[M + s * torch.as_tensor(rng.standard_normal(M.shape)) for M in p]) for p in layers]
+        w = torch.as_tensor(rng.standard_normal(d))
+        wh = w + s * torch.as_tensor(rng.standard_normal(d))
+        a, ah = tm.block(layers, X)[0], tm.block(layers_h, X)[0]
+        lhs.append(float(torch.abs(w @ a - wh @ ah)))
+        rhs.append(float(torch.linalg.vector_norm(w) * torch.linalg.vector_norm(a - ah) + second_term * torch.abs((w - wh) @ ah)))
+    d = 4
+
+    def ratio(v: torch.Tensor) -> torch.Tensor:
+        w, wh, a, ah = v.reshape(4, d)
+        return torch.abs(w @ a - wh @ ah) / (torch.linalg.vector_norm(w) * torch.linalg.vector_norm(a - ah)
+                                             + second_term * torch.abs((w - wh) @ ah) + 1e-300)
+
+    res = maximize(ratio, lambda g: g.standard_normal(4 * d), restarts=pick(4, 16), steps=100, seed=seed)
+    w, wh, a, ah = torch.as_tensor(res.best_x).reshape(4, d)
+    lhs.append(float(torch.abs(w @ a - wh @ ah)))
+    rhs.append(float(torch.linalg.vector_norm(w) * torch.linalg.vector_norm(a - ah) + second_term * torch.abs((w - wh) @ ah)))
+    w = torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
+    ah = torch.tensor([0.2, 0.3, 0, 0], dtype=torch.float64)
+    a, wh = ah + 0.5 * w, w + torch.tensor([0.1, 0, 0, 0], dtype=torch.float64)
+    lhs.append(float(torch.abs(w @ a - wh @ ah)))
+    rhs.append(float(torch.linalg.vector_norm(a - ah) + second_term * torch.abs((w - wh) @ ah)))
+    return check_bound(lhs, rhs, "Lemma E.3 read-out perturbation", rtol=1e-12, seed=seed,
+                       params={"second_term": second_term}, extra={"adversarial_best_ratio": res.best_value})
+
+
+@claim_check("trauger-eq-e-1", "sup-identity")
+def check_eq_e1_identity(*, transpose: bool = False, seed: int = 34) -> CheckRecord:
+    """``max_i ||(W - hat W) C^(i)||_{2,inf} = max_{i,t} ||(W - hat W) C^(i)_{:,t}||_2`` with Sec. 2.1's
+    column-wise ``||.||_{2,inf}`` (``transpose=True`` uses the row-wise reading instead)."""
+    rng = np.random.default_rng(seed)
+    comp, ref = [], []
+    for _ in range(pick(100, 1000)):
+        k, d, T, m = (int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 9)),
+                      int(rng.integers(1, 5)))
+        D = rng.standard_normal((k, d))
+        Cs = rng.standard_normal((m, d, T))
+        comp.append(max(mixed_norm((D @ C).T if transpose else D @ C, 2, math.inf) for C in Cs))
+        ref.append(max(float(np.linalg.norm(D @ C[:, t])) for C in Cs for t in range(T)))
+    return check_identity(comp, ref, "sup over samples of ||(W - hat W) C||_{2,inf} = sup over tokens",
+                          atol=1e-12, rtol=1e-12, seed=seed, params={"transpose": transpose})
+
+
+def _perturbed_network(rng: np.random.Generator, L: int, d: int, k: int, scale: float,
+                       bounds: tuple[float, float, float]) -> tuple[list[tm.Layer], list[tm.Layer], torch.Tensor, torch.Tensor]:
+    Bq, Bv, Bc = bounds
+    layers = tm.random_block(rng, L, d, k, B_qk=Bq, B_v=Bv, B_c=Bc)
+    layers_h = [tm.Layer(*[M + scale * torch.as_tensor(rng.standard_normal(M.shape)) for M in p]) for p in layers]
+    w = torch.as_tensor(rng.standard_normal(d))
+    return layers, layers_h, w, w + scale * torch.as_tensor(rng.standard_normal(d))
+
+
+@claim_check("trauger-eq-e-2", "unrolled")
+def check_eq_e2_unrolled(*, c_qk: float = 2.0, alpha_qk: float = 4.0, seed: int = 35,
+                         adversarial: bool = True) -> CheckRecord:
+    """The unrolled bound along the ``L``-layer block, ``L in {1, 2, 3}``, ``Bx <= 1``, ``m`` samples.
+
+    Resolutions are the realised errors of each perturbed matrix on the tokens it sees (hatted
+    forward pass, as in Lemma E.2).  Random networks at perturbation scales ``1e-4 .. 1``, plus
+    an adversary (L-BFGS on all weights, ``L = 2``) maximising LHS/RHS.
+    """
+    rng = np.random.default_rng(seed)
+    lhs, rhs, best = [], [], 0.0
+    for j in range(pick(30, 300)):
+        L, d, k, T = int(rng.integers(1, 4)), int(rng.integers(2, 5)), int(rng.integers(2, 5)), int(rng.choice([2, 4, 8]))
+        sigma = ("relu", "tanh", "identity")[j % 3]
+        Xs = samples(rng, 3, T, d, float(rng.uniform(0.3, 1.0)))
+        scale = float(10 ** rng.uniform(-4, 0))
+        net = _perturbed_network(rng, L, d, k, scale, tuple(float(b) for b in rng.uniform(0.3, 2.5, 3)))
+        mode = j % 5  # 0: everything perturbed; 1-4: only w, or one W_c / W_v / W_QK
+        if mode:
+            layers, _, w, w_h = net
+            layers_h = [tm.Layer(*[M.clone() for M in p]) for p in layers]
+            if mode == 1:
+                w_h = w + scale * torch.as_tensor(rng.standard_normal(d))
+            else:
+                i, field = int(rng.integers(L)), ("W_c", "W_v", "W_QK")[mode - 2]
+                M = getattr(layers_h[i], field)
+                layers_h[i] = layers_h[i]._replace(**{field: M + scale * torch.as_tensor(rng.standard_normal(M.shape))})
+                w_h = w.clone()
+            net = (layers, layers_h, w, w_h)
+        with torch.no_grad():
+            t = unrolled_terms(*net, Xs, sigma)
+            lhs.append(float(t["lhs"]))
+            rhs.append(float(unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk)))
+    L, d, k, T = 2, 3, 3, 4
+    sizes = [(d, d), (d, k), (k, d)]
+    per = sum(a * b for a, b in sizes)
+    Xs = samples(rng, 2, T, d, 1.0)
+
+    def build(v: torch.Tensor) -> tuple[list[tm.Layer], list[tm.Layer], torch.Tensor, torch.Tensor]:
+        o, mats = 0, []
+        for _ in range(2 * L):
+            ms = []
+            for shp in sizes:
+                ms.append(v[o:o + shp[0] * shp[1]].reshape(shp))
+                o += shp[0] * shp[1]
+            mats.append(tm.Layer(*ms))
+        return mats[:L], mats[L:], v[o:o + d], v[o + d:o + 2 * d]
+
+    def ratio(v: torch.Tensor) -> torch.Tensor:
+        t = unrolled_terms(*build(v), Xs, "tanh")
+        return t["lhs"] / (unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk) + 1e-300)
+
+    def init(g: np.random.Generator) -> np.ndarray:
+        base = g.standard_normal(L * per + d) * 0.8
+        return np.concatenate([base[:L * per], base[:L * per] + 10 ** g.uniform(-3, -1) * g.standard_normal(L * per),
+                               base[L * per:], base[L * per:] + 1e-2 * g.standard_normal(d)])
+
+    best = float("nan")
+    if adversarial:
+        res = maximize(ratio, init, restarts=pick(2, 8), steps=pick(40, 200), seed=seed)
+        with torch.no_grad():
+            t = unrolled_terms(*build(torch.as_tensor(res.best_x)), Xs, "tanh")
+            lhs.append(float(t["lhs"]))
+            rhs.append(float(unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk)))
+        best = lhs[-1] / rhs[-1]
+    return check_bound(lhs, rhs, "unrolled error bound eps_w + B_w sum alpha_i (...)", rtol=1e-9, seed=seed,
+                       params={"c_qk": c_qk, "alpha_qk": alpha_qk}, extra={"adversarial_best_ratio": best})
+
+
+@claim_check("trauger-eq-e-2", "layer1-printed")
+def check_eq_e2_layer1_printed(*, Bx: float = 2.0) -> CheckRecord:
+    """Erratum #7 seen in the unrolled bound: the two-token construction with ``L = 1``, ``Bx = 2``."""
+    p, ph, X = layer1_counterexample(Bx, eta=1e-3 / Bx ** 3)
+    w = torch.tensor([1.0, 0.0], dtype=torch.float64)
+    t = unrolled_terms([p], [ph], w, w.clone(), [X], "identity")
+    lhs = float(t["lhs"])
+    return confirm_erratum(
+        bound_outcome([lhs], [float(unrolled_rhs(t, 1.0, correct_layer1=False))]),
+        bound_outcome([lhs], [float(unrolled_rhs(t, 1.0, correct_layer1=True))]),
+        description=f"unrolled bound at layer 1 with input rows of norm Bx = {Bx:g} > 1",
+        printed_text="eps_w + B_w alpha_1 (eps_c + L_s B_c2 eps_v + 2 L_s B_c2 B_v2 eps_QK) + ...",
+        corrected_text="the layer-1 eps_QK coefficient carries max(1, Bx)^2",
+        source="Trauger & Tewari, App. E (unrolled bound)", severity="E", params={"Bx": Bx})
+
+
+def _thm42_instances(rng: np.random.Generator, count: int) -> list[dict[str, float]]:
+    keys = ("C1", "CBx", "L", "L_sigma", "B_c2", "B_v2", "B_qk2", "B_w")
+    out = [dict(zip(keys, (1.0, 1.0, 1, 1.0, 1.0, 1.0, 0.0, 1.0))),
+           dict(zip(keys, (1.0, 4.0, 3, 1.0, 2.0, 0.5, 0.5, 2.0)))]
+    for _ in range(count):
+        C1 = float(10 ** rng.uniform(-1, 2))
+        out.append({"C1": C1, "CBx": C1 * float(rng.uniform(0.25, 4)), "L": int(rng.integers(1, 6)),
+                    "L_sigma": 1.0, "B_c2": float(10 ** rng.uniform(-0.5, 0.5)),
+                    "B_v2": float(10 ** rng.uniform(-0.5, 0.5)), "B_qk2": float(10 ** rng.uniform(-2, 0.5)),
+                    "B_w": float(10 ** rng.uniform(-0.5, 0.5))})
+    return out
+
+
+@claim_check("trauger-thm-4-2", "printed-vs-proof")
+def check_thm42_printed_vs_proof(*, printed: Callable[..., float] = bm.thm42_printed_constant,
+                                 value_layer1: str = "C1", seed: int = 36) -> CheckRecord:
+    """Erratum #8: the printed ``(gamma + eta)^3`` is below the smallest log-size the proof's own
+    decomposition certifies.
+
+    For each instance the proof's pairs ``(C_j, beta_j)`` (:func:`~attention_theory.bounds.
+    trauger_multi_layer.thm42_proof_pairs`, with ``W_v^(1)`` covered as in the text) are handed
+    to SLSQP, which minimises ``sum C_j / eps_j^2`` subject to the unrolled bound ``sum beta_j
+    eps_j = 1``.  That numerical optimum must not exceed the stated constant.
+    """
+    rng = np.random.default_rng(seed)
+    cert, pr, co = [], [], []
+    for inst in _thm42_instances(rng, pick(30, 300)):
+        pairs = bm.thm42_proof_pairs(**inst, value_layer1=value_layer1)
+        C = np.array([c for _, c, b in pairs if b > 0 and c > 0])
+        beta = np.array([b for _, c, b in pairs if b > 0 and c > 0])
+        x0s = [rng.dirichlet(np.ones(len(C))) for _ in range(3)]
+        cert.append(min(_scipy_min(C, beta, 1.0, x0) for x0 in x0s))
+        pr.append(printed(**inst))
+        co.append(bm.thm42_proof_constant(**inst, value_layer1=value_layer1))
+    ratios = np.array(pr) / np.array(cert)
+    return confirm_erratum(
+        bound_outcome(cert, pr, rtol=1e-6), bound_outcome(cert, co, rtol=1e-6),
+        description="Theorem 4.2's (gamma + eta)^3 against the proof's own optimum (Lemma E.1 by SLSQP)",
+        printed_text="gamma = C_Bx^(1/3)(2 L_s B_c2 B_v2 alpha_1 B_w)^(2/3) + C_1^(1/3)(1 + (B_w L_s B_v2)^(2/3)); "
+                     "tau_i third term (alpha_i L_s B_v2)^(2/3)",
+        corrected_text="gamma_pf = C_1^(1/3) + B_w^(2/3) sum_i alpha_i^(2/3) [C_1^(1/3) + C_(i)^(1/3)(L_s B_c2)^(2/3) "
+                       "+ C_(i)^(1/3)(2 L_s B_c2 B_v2)^(2/3)]",
+        source="Trauger & Tewari, Theorem 4.2 vs App. E", severity="C",
+        params={"value_layer1": value_layer1, "printed_over_certified_min": float(ratios.min()),
+                "printed_over_certified_max": float(ratios.max())})
+
+
+@claim_check("trauger-thm-4-2", "composite-cover")
+def check_thm42_composite_cover(*, eps_factor: float = 1.0, seed: int = 37) -> CheckRecord:
+    """The proof's cover, built.  Every matrix of an ``L``-layer network (``L in {1, 2}``, Lemma 3.6
+    classes ``||.||_{1,1} <= B``, ``Bx <= 1``, ``L_sigma = 1``) is replaced by its Maurey cover
+    element at the Lemma E.1 resolution ``eps_j`` for ``gamma_pf`` and target ``eps_factor * eps``.
+
+    Asserted: (i) each cover's exact sup error is ``< eps_j``; (ii) the certified error
+    ``sum_j beta_j sup_err_j`` is ``< eps``; (iii) the realised ``|g_scalar - hat g_scalar|`` is
+    at most the certified error on random inputs and on inputs chosen by an adversary (L-BFGS,
+    rows in the unit ball); (iv) log-size ``<= gamma_pf^3/eps^2 + sum_j log(2 n_j + 1)`` (the
+    ceilings of Lemma 3.6).  ``eps_factor > 1`` (a budget too small) is the negative control.
+    """
+    rng = np.random.default_rng(seed)
+    certified, eps_list, realised, real_rhs, per, per_rhs, sizes, size_rhs = ([] for _ in range(8))
+    adv_best = 0.0
+    for trial in range(pick(6, 40)):
+        L, d, k, T = int(rng.integers(1, 3)), 2, 2, int(rng.choice([3, 6]))
+        sigma = ("relu", "tanh")[trial % 2]
+        B, eps = 1.0, float(rng.uniform(0.6, 1.2))
+        cc = bm.lemma36_class_constants(d, k, B)
+        C1 = max(cc["W_c"], cc["W_v"], cc["W_QK"], cc["w"])
+        pairs = bm.thm42_proof_pairs(C1, C1, L, 1.0, B, B, B, B)
+        target = eps * eps_factor
+        names, betas = [n for n, _, _ in pairs], {n: b for n, _, b in pairs}
+        alloc = dict(zip(names, bm.lemma_e1_allocation([c for _, c, _ in pairs], [b for _, _, b in pairs], target)))
+        radius = {n: 1.0 for n in names}
+        layers = [tm.Layer(*[torch.as_tensor(l11_ball(rng, s, B)) for s in ((d, d), (d, k), (k, d))])
+                  for _ in range(L)]
+        w = l11_ball(rng, (1, d), B)[0]
+        hat, w_hat, logsize, sup_err = composite_cover(layers, w, B, alloc, radius)
+        per += [sup_err[n] for n in names]
+        per_rhs += [strictly_below(alloc[n]) for n in names]
+        cert = sum(betas[n] * sup_err[n] for n in names)
+        certified.append(cert)
+        eps_list.append(strictly_below(eps))
+        sizes.append(logsize)
+        size_rhs.append(bm.thm42_proof_constant(C1, C1, L, 1.0, B, B, B, B) / target ** 2
+                        + sum(math.log(2 * n + 1) for n in [d] + [d * d, d * k, k * d] * L))
+        w_t, wh_t = torch.as_tensor(w), torch.as_tensor(w_hat)
+        for X in samples(rng, pick(8, 40), T, d, 1.0):
+            realised.append(float(torch.abs(tm.scalar_output(layers, w_t, X, sigma) - tm.scalar_output(hat, wh_t, X, sigma))))
+            real_rhs.append(cert)
+
+        def gap(v: torch.Tensor) -> torch.Tensor:
+            X = tm.proj_norm(v.reshape(T, d))
+            return torch.abs(tm.scalar_output(layers, w_t, X, sigma) - tm.scalar_output(hat, wh_t, X, sigma))
+
+        res = maximize(gap, lambda g: g.standard_normal(T * d), restarts=2, steps=pick(40, 150), seed=seed + trial)
+        realised.append(res.best_value)
+        real_rhs.append(cert)
+        adv_best = max(adv_best, res.best_value / eps)
+    check_bound(per, per_rhs, "each Maurey cover element is within eps_j on its whole input ball", seed=seed,
+                check="composite-cover-per-matrix", params={"eps_factor": eps_factor})
+    check_bound(realised, real_rhs, "realised |g - hat g| <= certified sum_j beta_j sup_err_j (unrolled bound)",
+                seed=seed, check="composite-cover-realised", params={"eps_factor": eps_factor})
+    check_bound(sizes, size_rhs, "log-size of the product of Maurey covers <= gamma_pf^3/eps^2 + ceilings",
+                seed=seed, check="composite-cover-size", params={"eps_factor": eps_factor})
+    return check_bound(certified, eps_list, "certified error sum_j beta_j sup_err_j < eps", seed=seed,
+                       params={"eps_factor": eps_factor},
+                       extra={"adversarial_worst_error_over_eps": adv_best,
+                              "worst_certified_over_eps": float(np.max(np.array(certified) / np.array(eps_list)))})
+
+
+@claim_check("trauger-cor-4-2-1", "class-constants")
+def check_cor421_class_constants(*, printed_log: Callable[[int, int], float] =
+                                 lambda d, k: math.log(2 * d * k + 1)) -> CheckRecord:
+    """Erratum #10: ``C1 = B^2 ln(2dk+1)`` is below Lemma 3.6's constant for ``W_QK in R^{d x d}``
+    (``ln(2d^2+1)``) when ``d > k``; the largest per-class constant is the valid ``C1``."""
+    pairs = [(d, k) for d in (2, 4, 16, 64, 512) for k in (1, 2, 4, 64)]
+    need = [max(bm.lemma36_class_constants(d, k, 1.0).values()) for d, k in pairs]
+    pr = [printed_log(d, k) for d, k in pairs]
+    co = [math.log(2 * d * max(d, k) + 1) for d, k in pairs]
+    return confirm_erratum(
+        bound_outcome(need, pr, rtol=1e-12), bound_outcome(need, co, rtol=1e-12),
+        description="Lemma 3.6 constants of W_c^T, W_v^T, W_QK, w against the single C_1 of Cor. 4.2.1",
+        printed_text="C_1 = B^2 ln(2dk + 1) for all four classes",
+        corrected_text="C_1 = B^2 ln(2 d max(d, k) + 1) (W_QK is d x d)",
+        source="Trauger & Tewari, Corollary 4.2.1", severity="C", params={"pairs": pairs})
+
+
+@claim_check("trauger-cor-4-2-1", "order-of-magnitude")
+def check_cor421_order(*, constant: float = 1000.0, exponent_per_layer: float = 3.0,
+                       seed: int = 38) -> CheckRecord:
+    """Erratum #10 (second part): ``B^2 Bx^2 B_w^2 (L_s B_c2 B_v2 B_qk2)^(O(L))`` underestimates.
+
+    Even with a hidden constant 1000 and exponent ``3L`` it falls below the exact proof constant
+    when ``B_qk2`` is small (the exact value stays positive); the corrected closed form
+    :func:`~attention_theory.trauger.multi_layer_bounds.cor421_order_corrected` (with
+    ``(1 + 4 B_qk2)`` and ``max(1, .)``) is above it on the same grid and on random regimes.
+    """
+    rng = np.random.default_rng(seed)
+    grid = []
+    for L in range(1, 7):
+        for Bq in (1e-3, 1e-1, 1.0, 3.0):
+            for Bx in (0.5, 1.0, 2.0):
+                grid.append(dict(d=16, k=8, B=1.0, Bx=Bx, B_w=1.0, L=L, L_sigma=1.0, B_c2=1.0, B_v2=1.0, B_qk2=Bq))
+    for _ in range(pick(100, 1000)):
+        grid.append(dict(d=int(rng.integers(1, 100)), k=int(rng.integers(1, 100)), B=float(10 ** rng.uniform(-1, 1)),
+                         Bx=float(10 ** rng.uniform(-1, 1)), B_w=float(10 ** rng.uniform(-1, 1)),
+                         L=int(rng.integers(1, 7)), L_sigma=float(rng.choice([1.0, 2.0])),
+                         B_c2=float(10 ** rng.uniform(-1, 1)), B_v2=float(10 ** rng.uniform(-1, 1)),
+                         B_qk2=float(10 ** rng.uniform(-3, 1))))
+    exact = [bm.cor421_proof_constant(**g) for g in grid]
+    pr = [bm.cor421_order_printed(g["B"], g["Bx"], g["B_w"], g["L"], g["L_sigma"], g["B_c2"], g["B_v2"], g["B_qk2"],
+                                  constant=constant, exponent_per_layer=exponent_per_layer) for g in grid]
+    co = [bm.cor421_order_corrected(**g) for g in grid]
+    return confirm_erratum(
+        bound_outcome(exact, pr, rtol=1e-12), bound_outcome(exact, co, rtol=1e-12),
+        description="order-of-magnitude form after Corollary 4.2.1 against the exact proof constant",
+        printed_text=f"B^2 Bx^2 B_w^2 (L_s B_c2 B_v2 B_qk2)^(O(L)) (tested: x{constant:g}, exponent {exponent_per_layer:g}L)",
+        corrected_text="64 L^3 B^2 max(1,Bx)^2 max(1,L_s)^2 ln(2d max(d,k)+1) max(1,B_w)^2 P^2 "
+                       "max(1, L_s B_c2 B_v2 (1 + 4 B_qk2))^(2(L-1))",
+        source="Trauger & Tewari, Sec. 4.3 after Corollary 4.2.1", severity="C",
+        params={"constant": constant, "exponent_per_layer": exponent_per_layer}, seed=seed)
+
+
+def _log_cube_l1_cover_lower(d: int, B: float, eps: float) -> float:
+    """Volume lower bound for covering ``[-B, B]^d`` by l1 balls of radius ``eps sqrt(d)``:
+    ``log d! + d log(B / (eps sqrt d))``."""
+    return float(gammaln(d + 1) + d * math.log(B / (eps * math.sqrt(d))))
+
+
+@claim_check("trauger-cor-f-0-1", "l1-vs-l2-inputs")
+def check_corf01_l1_inputs(*, printed: Callable[[int, int, float], float] =
+                           lambda d, k, B: d * B * B * math.log(2 * k + 1)) -> CheckRecord:
+    """Erratum #9: ``C1 = d B^2 ln(2k+1)`` (Lemma 3.3, made for ``||x||_1 <= 1``) is used on the
+    l2 unit ball.  The read-out class ``{x -> w^T x : ||w||_inf <= B}`` on the ``2^d`` inputs
+    ``s / sqrt d`` has sup metric ``||w - hat w||_1 / sqrt d``; the volume of the cube against
+    l1 balls gives ``log N >= log d! + d log(B / (eps sqrt d))``.  With ``||x||_1 <= sqrt d``
+    the valid constant is ``d^2 B^2 ln(2k+1)``."""
+    cases = [(1000, 1, 1.0, 7.08), (100, 1, 1.0, 1.0), (400, 1, 1.0, 3.0)]
+    lower = [_log_cube_l1_cover_lower(d, B, e) for d, k, B, e in cases]
+    pr = [printed(d, k, B) / e ** 2 for d, k, B, e in cases]
+    co = [d * d * B * B * math.log(2 * k + 1) / e ** 2 for d, k, B, e in cases]
+    return confirm_erratum(
+        bound_outcome(lower, pr), bound_outcome(lower, co),
+        description="volume lower bound on log N of the read-out class on l2-unit inputs vs C_1/eps^2",
+        printed_text="C_1 = d B^2 ln(2k + 1)", corrected_text="C_1 = d^2 B^2 ln(2k + 1) (||x||_1 <= sqrt(d) ||x||_2)",
+        source="Trauger & Tewari, Corollary F.0.1", severity="E",
+        params={"cases_d_k_B_eps": cases, "lower": lower})
+
+
+@claim_check("trauger-cor-f-0-2", "l2-inputs")
+def check_corf02_l2_inputs(*, hidden_constant: float = 1000.0) -> CheckRecord:
+    """Corollary F.0.2 uses Lemma 3.4 (inputs ``||x||_1 <= Bx``) on the l2 unit ball.  In the row
+    reading that erratum #4 leaves standing, the read-out class is ``{||w||_2 <= B}``, whose
+    sup metric over (a fine net of) the l2 sphere is the l2 distance: ``log N >= d log(0.99 B/eps)``.
+    At ``eps = B/2`` this beats ``hidden_constant * 4 ln(dk)`` for large ``d``; the transfer
+    ``Bx -> sqrt d`` gives the valid ``hidden_constant * d B^2 ln(dk)``."""
+    cases = [(2 ** 20, 1), (2 ** 16, 4), (2 ** 24, 16)]
+    lower = [d * math.log(0.99 * 2.0) for d, k in cases]
+    pr = [bm.corf02_printed_constant(d, k, 1.0, hidden_constant=hidden_constant) * 4 for d, k in cases]
+    co = [bm.corf02_printed_constant(d, k, 1.0, hidden_constant=hidden_constant) * 4 * d for d, k in cases]
+    return confirm_erratum(
+        bound_outcome(lower, pr), bound_outcome(lower, co),
+        description=f"volume lower bound vs C_1/eps^2 of Cor. F.0.2 at eps = B/2 (hidden constant {hidden_constant:g})",
+        printed_text="C_1 = B^2 ln(dk) (x hidden constant)", corrected_text="C_1 = d B^2 ln(dk) (x hidden constant)",
+        source="Trauger & Tewari, Corollary F.0.2", severity="E",
+        params={"hidden_constant": hidden_constant, "cases_d_k": cases})
+
+
+@claim_check("trauger-sec-4-3", "dudley-closed-form")
+def check_sec43_dudley(*, closed_form: Callable[..., float] = bm.dudley_rademacher, seed: int = 39) -> CheckRecord:
+    """(a) Dudley with ``log N <= A/eps^2`` and range ``R``: the closed form equals the numerical
+    ``c_D inf_delta (delta + int_delta^R sqrt(A/(m eps^2)) d eps)`` (quadrature + bounded minimisation)."""
+    from scipy.integrate import quad
+
+    rng = np.random.default_rng(seed)
+    comp, ref = [], []
+    for _ in range(pick(40, 400)):
+        A, m, R = float(10 ** rng.uniform(-2, 4)), int(10 ** rng.uniform(0, 6)), float(10 ** rng.uniform(-1, 1))
+
+        def h(delta: float) -> float:
+            if delta >= R:
+                return delta
+            integral, _ = quad(lambda e: math.sqrt(A / m) / e, delta, R)
+            return delta + integral
+
+        res = so.minimize_scalar(h, bounds=(1e-12, R), method="bounded", options={"xatol": 1e-13})
+        ref.append(12.0 * min(res.fun, h(R)))
+        comp.append(closed_form(A, m, R, c_D=12.0))
+    return check_identity(comp, ref, "closed-form Dudley bound = numerical infimum", rtol=1e-7, seed=seed)
+
+
+@claim_check("trauger-sec-4-3", "heads-exponent")
+def check_sec43_heads(*, predicted_slope: float = 1.5) -> CheckRecord:
+    """(b) With ``H`` heads (every layer pair repeated ``H`` times), ``L = 1``: ``sqrt(gamma_pf^3)``,
+    the scale of the Dudley bound, grows like ``H^1.5`` (log-log slope over ``H in [2^8, 2^12]``).
+    For ``L = 2`` the layer-1 amplification also grows with ``H`` (recorded)."""
+    Hs = 2.0 ** np.arange(8, 13)
+    vals = [math.sqrt(bm.thm42_proof_constant(1.0, 1.0, 1, 1.0, 1.0, 1.0, 0.5, 1.0, H=int(H))) for H in Hs]
+    slope = float(np.polyfit(np.log(Hs), np.log(vals), 1)[0])
+    vals2 = [math.sqrt(bm.thm42_proof_constant(1.0, 1.0, 2, 1.0, 1.0, 1.0, 0.5, 1.0, H=int(H))) for H in Hs]
+    slope2 = float(np.polyfit(np.log(Hs), np.log(vals2), 1)[0])
+    return check_interval(slope, predicted_slope - 0.01, predicted_slope + 0.01,
+                          "log-log slope of sqrt(log-cover constant) in H, L = 1", n_instances=len(Hs),
+                          params={"predicted_slope": predicted_slope}, extra={"slope_L2": slope2})
+
+
+def record_sec43_trade() -> CheckRecord:
+    """(c) The 'acceptable trade' between the single- and multi-layer routes is a judgement."""
+    return not_checkable("trauger-sec-4-3", "Remark (c) compares two bounds proved under different norm "
+                         "hypotheses and calls the difference 'an acceptable trade'; this is a judgement "
+                         "with no finite instance to evaluate.", check="acceptable-trade")

@@ -1,0 +1,182 @@
+"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.multi_layer` evaluates.
+
+The checks themselves (Checks of Trauger & Tewari, Sec. 4.3 and Appendices E-F: the multi-layer covering bound) live in :mod:`attention_theory.trauger.checks.multi_layer`;
+this module holds what they compute, so chapters and experiments can use it without
+importing a check.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
+from attention_theory.trauger import model as tm
+from attention_theory.trauger.linear_covering import random_l1_ball
+
+__all__ = ['composite_cover', 'l11_ball', 'layer1_counterexample', 'lemma_e2_rhs', 'lemma_e2_terms', 'samples', 'unrolled_rhs', 'unrolled_terms']
+
+
+def _rownorm_max(M: torch.Tensor) -> torch.Tensor:
+    return torch.linalg.vector_norm(M, dim=-1).max()
+
+
+def _spec(M: torch.Tensor) -> torch.Tensor:
+    return torch.linalg.matrix_norm(M, ord=2)
+
+
+def lemma_e2_terms(p: tm.Layer, ph: tm.Layer, Z: torch.Tensor, Zh: torch.Tensor,
+                   sigma: str = "relu") -> dict[str, torch.Tensor]:
+    """The quantities of Lemma E.2 for one block layer, as 0-d tensors.
+
+    ``p``, ``ph``: the layer's parameters and their perturbation; ``Z``, ``Zh`` (shape
+    ``(T, d)``): ``g^(i)`` and ``hat g^(i)``.  Keys: ``lhs = ||(g^(i+1) - hat g^(i+1))^T||_{2,inf}``
+    (largest row l2 distance), ``e_c``, ``e_qk``, ``e_v`` (the three matrix terms, largest row l2
+    norm of ``sigma(Pi(f(hat Z))) (W_c - hat W_c)``, ``hat Z (W_QK - hat W_QK)``,
+    ``hat Z (W_v - hat W_v)``), ``delta = ||(Z - hat Z)^T||_{2,inf}``, the spectral norms
+    ``B_c``, ``B_v``, ``B_qk`` (largest over ``p`` and ``ph``) and ``rho`` (largest row norm of
+    ``Z`` and ``hat Z``).
+    """
+    act = tm.activation(sigma)
+    lhs = _rownorm_max(tm.block_layer(p, Z, sigma) - tm.block_layer(ph, Zh, sigma))
+    inner = act(tm.proj_norm(tm.layer_f(ph, Zh)))
+    return {
+        "lhs": lhs,
+        "e_c": _rownorm_max(inner @ (p.W_c - ph.W_c)),
+        "e_qk": _rownorm_max(Zh @ (p.W_QK - ph.W_QK)),
+        "e_v": _rownorm_max(Zh @ (p.W_v - ph.W_v)),
+        "delta": _rownorm_max(Z - Zh),
+        "B_c": torch.maximum(_spec(p.W_c), _spec(ph.W_c)),
+        "B_v": torch.maximum(_spec(p.W_v), _spec(ph.W_v)),
+        "B_qk": torch.maximum(_spec(p.W_QK), _spec(ph.W_QK)),
+        "rho": torch.maximum(_rownorm_max(Z), _rownorm_max(Zh)),
+    }
+
+
+def lemma_e2_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, rho: float | torch.Tensor = 1.0,
+                 rho_power: float = 2.0, c_delta: float = 1.0, c_delta_qk: float = 4.0,
+                 c_qk: float = 2.0) -> torch.Tensor:
+    """Right side of Lemma E.2 with row-norm bound ``rho`` (printed: ``rho = 1``):
+
+    ``e_c + L_s B_c B_v (c_delta + c_delta_qk rho^p B_qk) delta + c_qk L_s B_c B_v rho^p e_qk
+    + L_s B_c e_v`` with ``p = rho_power``.  The book's correction for layer 1 takes
+    ``rho = max(1, Bx)``.
+    """
+    r = rho ** rho_power
+    return (t["e_c"] + L_sigma * t["B_c"] * t["B_v"] * (c_delta + c_delta_qk * r * t["B_qk"]) * t["delta"]
+            + c_qk * L_sigma * t["B_c"] * t["B_v"] * r * t["e_qk"] + L_sigma * t["B_c"] * t["e_v"])
+
+
+def layer1_counterexample(Bx: float, eta: float = 1e-3, d: int = 2) -> tuple[tm.Layer, tm.Layer, torch.Tensor]:
+    """Erratum #7: tokens ``+-Bx u``; ``W_QK = 0``, ``hat W_QK = -eta u u^T``; ``W_v = W_c = I``.
+
+    Returns ``(p, p_hat, X)``; with ``sigma = id`` and ``eta`` small no projection is active
+    and Lemma E.2 at layer 1 has LHS/RHS ``~ Bx^2 / 2``.
+    """
+    u = torch.zeros(d, dtype=torch.float64)
+    u[0] = 1.0
+    eye = torch.eye(d, dtype=torch.float64)
+    X = torch.stack([Bx * u, -Bx * u])
+    return (tm.Layer(torch.zeros(d, d, dtype=torch.float64), eye, eye),
+            tm.Layer(-eta * torch.outer(u, u), eye.clone(), eye.clone()), X)
+
+
+def unrolled_terms(layers: Sequence[tm.Layer], layers_h: Sequence[tm.Layer], w: torch.Tensor,
+                   w_h: torch.Tensor, Xs: Sequence[torch.Tensor], sigma: str = "relu",
+                   cls_index: int = 0) -> dict[str, torch.Tensor]:
+    """The quantities of the unrolled bound (App. E) over samples ``Xs`` (each ``(T, d)``).
+
+    Per-layer resolutions are the realised errors on the tokens each matrix sees along the
+    *hatted* forward pass: ``e_c``, ``e_v``, ``e_qk`` (shape ``(L,)``), ``e_w = max |(w - hat w)^T
+    hat a|``; ``lhs = max_samples |g_scalar - hat g_scalar|``; spectral norms ``B_c``, ``B_v``,
+    ``B_qk`` (largest over layers and both parameter sets), ``B_w = ||w||_2``, ``Bx`` (largest
+    input row norm).
+    """
+    L = len(layers)
+    act = tm.activation(sigma)
+    lhs, e_w = [], []
+    e_c = [[] for _ in range(L)]
+    e_v = [[] for _ in range(L)]
+    e_qk = [[] for _ in range(L)]
+    for X in Xs:
+        Zh = X
+        for i in range(L):
+            ph, p = layers_h[i], layers[i]
+            e_v[i].append(_rownorm_max(Zh @ (p.W_v - ph.W_v)))
+            e_qk[i].append(_rownorm_max(Zh @ (p.W_QK - ph.W_QK)))
+            inner = act(tm.proj_norm(tm.layer_f(ph, Zh)))
+            e_c[i].append(_rownorm_max(inner @ (p.W_c - ph.W_c)))
+            Zh = tm.proj_norm(inner @ ph.W_c)
+        a_h = Zh[cls_index]
+        e_w.append(torch.abs((w - w_h) @ a_h))
+        lhs.append(torch.abs(tm.block(layers, X, sigma)[cls_index] @ w - a_h @ w_h))
+    mx = lambda xs: torch.stack(xs).max()  # noqa: E731
+    sp = lambda attr: torch.stack([torch.maximum(_spec(getattr(p, attr)), _spec(getattr(q, attr)))  # noqa: E731
+                                   for p, q in zip(layers, layers_h)]).max()
+    return {"lhs": mx(lhs), "e_w": mx(e_w), "e_c": torch.stack([mx(e) for e in e_c]),
+            "e_v": torch.stack([mx(e) for e in e_v]), "e_qk": torch.stack([mx(e) for e in e_qk]),
+            "B_c": sp("W_c"), "B_v": sp("W_v"), "B_qk": sp("W_QK"), "B_w": torch.linalg.vector_norm(w),
+            "Bx": torch.stack([_rownorm_max(X) for X in Xs]).max()}
+
+
+def unrolled_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, layer1_rho_power: float = 2.0,
+                 correct_layer1: bool = True, c_qk: float = 2.0,
+                 alpha_qk: float = 4.0) -> torch.Tensor:
+    """``e_w + B_w sum_i alpha_i (e_c^(i) + L_s B_c e_v^(i) + c_qk L_s B_c B_v rho_i^2 e_qk^(i))``.
+
+    ``alpha_i = (L_s B_c B_v (1 + alpha_qk B_qk))^(L-i)``; ``rho_1 = max(1, Bx)`` when
+    ``correct_layer1`` (the book's correction, erratum #7) and ``rho_i = 1`` otherwise (as printed).
+    """
+    L = t["e_c"].shape[0]
+    rate = L_sigma * t["B_c"] * t["B_v"] * (1 + alpha_qk * t["B_qk"])
+    total = t["e_w"]
+    for i in range(L):
+        a = rate ** (L - 1 - i)
+        r = torch.clamp(t["Bx"], min=1.0) ** layer1_rho_power if (i == 0 and correct_layer1) else 1.0
+        total = total + t["B_w"] * a * (t["e_c"][i] + L_sigma * t["B_c"] * t["e_v"][i]
+                                        + c_qk * L_sigma * t["B_c"] * t["B_v"] * r * t["e_qk"][i])
+    return total
+
+
+def samples(rng: np.random.Generator, m: int, T: int, d: int, Bx: float) -> list[torch.Tensor]:
+    out = []
+    for _ in range(m):
+        X = rng.standard_normal((T, d))
+        X = Bx * X / np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(0.2, 1, (T, 1))
+        out.append(torch.as_tensor(X))
+    return out
+
+
+def l11_ball(rng: np.random.Generator, shape: tuple[int, int], B: float) -> np.ndarray:
+    return random_l1_ball(rng, shape[0] * shape[1], B * float(rng.uniform(0.5, 1.0)), 1)[0].reshape(shape)
+
+
+def composite_cover(layers: Sequence[tm.Layer], w: np.ndarray, B: float, eps_alloc: dict[str, float],
+                    radius: dict[str, float]) -> tuple[list[tm.Layer], np.ndarray, float, dict[str, float]]:
+    """Replace every matrix by its Lemma 3.6 (flattened Maurey) cover element at its resolution.
+
+    ``eps_alloc`` maps pair names (``"w"``, ``"W_c^(i)"``, ``"W_v^(i)"``, ``"W_QK^(i)"``) to
+    resolutions; ``radius`` gives each matrix's input radius.  Returns ``(hat layers, hat w,
+    log-size of the product cover, sup errors)``: the log-size is ``sum_j log binom(2 n_j + K_j, K_j)``
+    and ``sup errors[name] = radius * sigma_max(M - hat M)``, the exact worst error of that cover
+    element over its input ball.
+    """
+    hat, logsize, sup_err = [], 0.0, {}
+    for i, p in enumerate(layers, start=1):
+        mats = []
+        for name, M in (("W_QK", p.W_QK), ("W_v", p.W_v), ("W_c", p.W_c)):
+            key = f"{name}^({i})"
+            A = M.detach().numpy()
+            K = maurey_K(B, radius[key], eps_alloc[key])
+            Ah = cover_flat_l1(A, B, radius[key], eps_alloc[key], K=K)
+            sup_err[key] = radius[key] * float(np.linalg.norm(A - Ah, 2))
+            mats.append(torch.as_tensor(Ah))
+            logsize += log_binomial(2 * A.size + K, K)
+        hat.append(tm.Layer(*mats))
+    K = maurey_K(B, 1.0, eps_alloc["w"])
+    w_hat = cover_flat_l1(w[None, :], B, 1.0, eps_alloc["w"], K=K)[0]
+    sup_err["w"] = float(np.linalg.norm(w - w_hat))
+    logsize += log_binomial(2 * w.size + K, K)
+    return hat, w_hat, logsize, sup_err

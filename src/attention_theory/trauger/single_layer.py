@@ -1,0 +1,95 @@
+"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.single_layer` evaluates.
+
+The checks themselves (Checks of Trauger & Tewari, Sec. 4.1-4.2 and Appendices C-D: the single-layer Rademacher bound) live in :mod:`attention_theory.trauger.checks.single_layer`;
+this module holds what they compute, so chapters and experiments can use it without
+importing a check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from attention_theory.config import pick
+from attention_theory.trauger import single_layer_bounds as tb
+from attention_theory.trauger import single_layer_model as ts
+
+__all__ = ['NUMPY_ACTIVATIONS', 'all_signs', 'expected_abs_rademacher_sum', 'fitted_rise', 'mc_curve', 'sec26_head_row', 'unit']
+
+
+def all_signs(m: int) -> np.ndarray:
+    """All ``2^m`` sign vectors, shape ``(2^m, m)``."""
+    return np.array(list(itertools.product((-1.0, 1.0), repeat=m)))
+
+
+def sec26_head_row(X_full: np.ndarray, W_qk: np.ndarray, W_v: np.ndarray, W_c: np.ndarray,
+                   row: int, sigma: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Row ``row`` of the Sec. 2.6 head ``sigma(softmax(X W_QK X^T) X W_v) W_c`` (plain numpy, (d,))."""
+    S = X_full @ W_qk @ X_full.T
+    S = S - S.max(axis=1, keepdims=True)
+    A = np.exp(S)
+    A /= A.sum(axis=1, keepdims=True)
+    return (sigma(A @ X_full @ W_v) @ W_c)[row]
+
+
+def expected_abs_rademacher_sum(m: int) -> float:
+    """``E|sum_{i<=m} eps_i|`` exactly, from the binomial distribution (log-space, any ``m``)."""
+    from scipy.special import gammaln
+
+    j = np.arange(m + 1)
+    logp = gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1) - m * math.log(2.0)
+    return float(np.sum(np.exp(logp) * np.abs(2 * j - m)))
+
+
+NUMPY_ACTIVATIONS = {"identity": lambda z: z, "relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh}
+
+
+def unit(d: int, j: int = 0) -> np.ndarray:
+    e = np.zeros(d)
+    e[j] = 1.0
+    return e
+
+
+def mc_curve(*, Ts: tuple[int, ...] | None = None, m: int | None = None, d: int = 4, Bx: float = 1.0,
+             B_qk: float = 1.0, B: float = 1.0, kinds: tuple[str, ...] = ts.TOKEN_KINDS,
+             n_draws: int | None = None, restarts: int | None = None, steps: int | None = None,
+             seed: int = 52, progress: bool = False) -> dict[str, Any]:
+    """Monte-Carlo lower estimates of ``Rad_m`` of the single-layer class (``sigma = id``,
+    ``||W_QK||_{1,1} <= B_qk``) for each ``T`` and token kind, with the Thm. 4.1 / Cor. 4.1.1 bound,
+    the Edelman-type bound and the trivial bound ``B B_x``.  Smoke scale by default."""
+    Ts = tuple(Ts or pick((2, 8, 32, 128), (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)))
+    m = m or pick(256, 512)
+    n_draws = n_draws or pick(8, 16)
+    restarts = restarts or pick(3, 4)
+    steps = steps or pick(100, 200)
+    x_cls = 0.999 * Bx * unit(d)
+    out: dict[str, Any] = {"T": list(Ts), "m": m, "d": d, "Bx": Bx, "B_qk": B_qk, "B": B,
+                           "n_draws": n_draws, "restarts": restarts, "steps": steps, "seed": seed,
+                           "bound": [tb.cor411_bound(B, Bx, B_qk, m, d) for _ in Ts],
+                           "edelman": [tb.edelman_type_bound(B, Bx, B_qk, m, d, T) for T in Ts],
+                           "trivial": tb.trivial_bound(B, Bx), "mc": {}}
+    it = [(kind, T) for kind in kinds for T in Ts]
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, leave=False)
+    for kind, T in it:
+        X = ts.sample_tokens(np.random.default_rng([seed, T]), m, T, d, Bx, kind=kind)
+        r = ts.rademacher_mc_identity(X, x_cls, B=B, B_qk=B_qk, n_draws=n_draws, restarts=restarts,
+                                      steps=steps, seed=seed + T)
+        out["mc"].setdefault(kind, {"mean": [], "se": [], "max_token_norm": []})
+        out["mc"][kind]["max_token_norm"].append(float(max(np.linalg.norm(X, axis=-1).max(),
+                                                           np.linalg.norm(x_cls))))
+        out["mc"][kind]["mean"].append(r["mean"])
+        out["mc"][kind]["se"].append(r["se"])
+    return out
+
+
+def fitted_rise(T: list[int], y: list[float]) -> float:
+    """Least-squares slope of ``y`` against ``log T``, times the range of ``log T`` (the fitted rise)."""
+    x = np.log(np.asarray(T, dtype=float))
+    slope = np.polyfit(x, np.asarray(y, dtype=float), 1)[0]
+    return float(slope * (x.max() - x.min()))

@@ -1,0 +1,224 @@
+"""Sparse-majority sweep of Trauger & Tewari, Sec. 6 (Figures 1-3), and its benchmark.
+
+Run it with the book's experiment command::
+
+    python -m attention_theory run trauger sparse-majority --scale smoke
+    python -m attention_theory run trauger sparse-majority --scale full --device cuda
+    python -m attention_theory run trauger sparse-majority --parts benchmark
+
+``--scale`` defaults to ``ATTN_SCALE`` (``smoke`` unless set).  The sweep writes
+``runs-<scale>.json`` (one record per ``(T, seed)`` run at its best epoch, the evaluation
+history, and a per-``T`` summary) with a provenance block; a checkpoint
+``checkpoint-<scale>.pt`` in the output folder lets an interrupted sweep resume (rerun the same
+command); it is deleted once the result is written unless ``--keep-checkpoint``.
+``--max-epochs``, ``--seeds`` and ``--Ts`` reduce a sweep (recorded in the provenance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from attention_theory.config import SCALES
+from attention_theory.config import scale as _env_scale
+from attention_theory.experiment import (
+    Experiment,
+    Part,
+    PartResult,
+    RunContext,
+    nonnegative_int,
+    positive_float,
+    positive_int,
+)
+from attention_theory.results import repo_results_dir
+from attention_theory.trauger.sparse_majority.training import (
+    SweepConfig,
+    build_sweep_data,
+    train_batched,
+    train_naive,
+)
+
+__all__ = ["sweep_config", "summarize", "run_sweep", "run_benchmark", "results_dir", "EXPERIMENT"]
+
+#: Protocol choices the paper leaves open (documented in the chapter).
+CHOICES = {
+    "optimizer": "Adam (lr 1e-3, betas (0.9, 0.999), eps 1e-7: the Keras defaults)",
+    "init": "Glorot-uniform weights, zero biases (the Keras defaults)",
+    "best_epoch": "lowest validation cross-entropy among the evaluated epochs",
+    "gap": "validation CE minus training CE (full training set) at the best epoch",
+    "weight_l1": "sum of |w| over all trainable parameters incl. biases (embeddings are fixed)",
+    "embeddings": "0, 1, [CLS] = first three standard basis vectors of R^64; [CLS] at position 0",
+    "index_set": "drawn uniformly without replacement, anew for each run",
+    "padding": "all runs padded to max T + 1 with a masked PAD token",
+}
+
+
+def results_dir() -> Path:
+    """The committed results of this experiment: ``<repository>/results/trauger-sparse-majority``
+    (found from the package location, so chapters work from any working directory)."""
+    return repo_results_dir("trauger-sparse-majority")
+
+
+def sweep_config(scale: str | None = None, **overrides: Any) -> SweepConfig:
+    """The sweep of a scale: ``smoke`` (CPU, seconds) or ``full`` (the paper's), with overrides."""
+    scale = _env_scale() if scale is None else scale
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
+    if scale == "smoke":
+        base = SweepConfig(Ts=(20, 100), seeds=(0,), n_train=300, n_val=2000, max_epochs=300,
+                           eval_every=10, checkpoint_every=100, patience=None)
+    else:
+        base = SweepConfig()
+    return dataclasses.replace(base, **overrides) if overrides else base
+
+
+def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per ``T``: the largest weight l1 norm, the largest gap and the best validation accuracy
+    over the seeds (the quantities of Figures 1, 2 and 3; each may come from a different run)."""
+    out: dict[str, dict[str, Any]] = {}
+    for T in sorted({r["T"] for r in runs}):
+        rs = [r for r in runs if r["T"] == T]
+        out[str(T)] = {"n_runs": len(rs),
+                       "max_weight_l1": max(r["weight_l1"] for r in rs),
+                       "max_gen_gap": max(r["gen_gap"] for r in rs),
+                       "max_val_acc": max(r["val_acc"] for r in rs)}
+    return out
+
+
+def run_sweep(config: SweepConfig, *, checkpoint_dir: str | Path | None = None, scale: str | None = None,
+              device: str = "cpu", progress: bool = True, keep_checkpoint: bool = False,
+              max_wall_s: float | None = None) -> dict[str, Any]:
+    """Train the sweep, resuming from ``checkpoint_dir/checkpoint-<scale>.pt`` if present.
+
+    Returns ``{"config", "data", "extra"}``: the configuration that ran, the result body (runs at
+    their best epoch, per-``T`` summary, evaluation history; in memory also ``best_params``,
+    which are not written) and provenance fields (epochs run, wall-time limit). The checkpoint
+    is deleted after a finished sweep unless ``keep_checkpoint``.
+    """
+    scale = _env_scale() if scale is None else scale
+    ckpt = Path(checkpoint_dir) / f"checkpoint-{scale}.pt" if checkpoint_dir is not None else None
+    t0 = time.perf_counter()
+    res = train_batched(config, device=device, checkpoint=ckpt, progress=progress,
+                        max_wall_s=max_wall_s)
+    assert res is not None
+    data = {"runs": res["runs"], "summary": summarize(res["runs"]), "history": res["history"],
+            "epochs_run": res["epochs"], "choices": CHOICES}
+    extra = {"epochs_run": res["epochs"], "max_wall_s": max_wall_s,
+             "train_wall_time_s": res["wall_time_s"]}
+    if ckpt is not None and ckpt.exists() and not keep_checkpoint:
+        ckpt.unlink()
+    data["best_params"] = res["best_params"]
+    data["session_wall_time_s"] = time.perf_counter() - t0
+    return {"config": config.to_dict(), "data": data, "extra": extra}
+
+
+def run_benchmark(*, epochs: int = 4, device: str = "cpu",
+                  Ts: Sequence[int] | None = None, seeds: Sequence[int] | None = None,
+                  n_val: int = 200, progress: bool = False) -> dict[str, Any]:
+    """Aggregate optimizer steps per second: batched trainer vs the naive loop, same device.
+
+    Both train the runs of the paper's sweep shape (all ``T``, all seeds unless reduced)
+    for ``epochs`` epochs with the same hyper-parameters.  A third figure, "one at a time",
+    runs the batched trainer on each run separately (same fast forward, no stacking) to
+    separate the gain of the forward from the gain of stacking.
+    """
+    base = SweepConfig()
+    cfg = dataclasses.replace(base, Ts=tuple(Ts or base.Ts), seeds=tuple(seeds or base.seeds),
+                              n_val=n_val, max_epochs=epochs, eval_every=epochs,
+                              checkpoint_every=epochs)
+    data = build_sweep_data(cfg)
+    steps_per_epoch = -(-cfg.n_train // cfg.batch_size)
+    R = len(cfg.runs)
+
+    t = time.perf_counter()
+    res = train_batched(cfg, device=device, progress=progress, data=data)
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+    wall_batched = time.perf_counter() - t
+    steps_batched = sum(r["optimizer_steps"] for r in res["runs"])
+
+    t = time.perf_counter()
+    for r, (T, s) in enumerate(cfg.runs):
+        one = dataclasses.replace(cfg, Ts=(T,), seeds=(s,))
+        train_batched(one, device=device, progress=False)
+    wall_single = time.perf_counter() - t
+    steps_single = R * epochs * steps_per_epoch
+
+    naive = train_naive(cfg, device=device, epochs=epochs, data=data, progress=progress)
+    out_data = {
+        "runs": R, "epochs": epochs, "steps_per_epoch": steps_per_epoch,
+        "batched": {"optimizer_steps": steps_batched, "wall_time_s": wall_batched,
+                    "steps_per_s": steps_batched / wall_batched},
+        "one_at_a_time_fast_forward": {"optimizer_steps": steps_single, "wall_time_s": wall_single,
+                                       "steps_per_s": steps_single / wall_single},
+        "naive": {"optimizer_steps": naive["optimizer_steps"], "wall_time_s": naive["wall_time_s"],
+                  "steps_per_s": naive["optimizer_steps"] / naive["wall_time_s"]},
+        "note": ("wall times include one evaluation per run (train set and a validation set of "
+                 f"{n_val}) for the two trainers built on train_batched; the naive loop does none"),
+    }
+    out_data["ratio_batched_over_naive"] = out_data["batched"]["steps_per_s"] / out_data["naive"]["steps_per_s"]
+    out_data["ratio_batched_over_one_at_a_time"] = (out_data["batched"]["steps_per_s"]
+                                                    / out_data["one_at_a_time_fast_forward"]["steps_per_s"])
+    total_steps_full = R * 200_000 * steps_per_epoch
+    out_data["projected_full_sweep_hours_batched"] = total_steps_full / out_data["batched"]["steps_per_s"] / 3600
+    return {"config": cfg.to_dict() | {"benchmark_epochs": epochs}, "data": out_data}
+
+
+def _options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--max-epochs", type=positive_int, default=None, help="sweep: fewer epochs than the scale's")
+    ap.add_argument("--eval-every", type=positive_int, default=None, help="sweep: epochs between evaluations")
+    ap.add_argument("--checkpoint-every", type=positive_int, default=None, help="sweep: epochs between checkpoints")
+    ap.add_argument("--n-val", type=positive_int, default=None, help="validation samples")
+    ap.add_argument("--seeds", type=nonnegative_int, nargs="+", default=None, help="seeds (default: the scale's)")
+    ap.add_argument("--Ts", type=positive_int, nargs="+", default=None, help="sequence lengths")
+    ap.add_argument("--max-wall-s", type=positive_float, default=None,
+                    help="sweep: end (after a last evaluation) once this many seconds have passed")
+    ap.add_argument("--keep-checkpoint", action="store_true", help="sweep: keep the checkpoint after the run")
+    ap.add_argument("--benchmark-epochs", type=positive_int, default=4, help="benchmark: epochs per trainer")
+
+
+def _sweep_part(ctx: RunContext) -> PartResult:
+    o = ctx.options
+    over: dict[str, Any] = {}
+    for key in ("max_epochs", "eval_every", "checkpoint_every", "n_val"):
+        if getattr(o, key) is not None:
+            over[key] = getattr(o, key)
+    if o.seeds:
+        over["seeds"] = tuple(o.seeds)
+    if o.Ts:
+        over["Ts"] = tuple(o.Ts)
+    cfg = sweep_config(ctx.scale, **over)
+    res = run_sweep(cfg, checkpoint_dir=ctx.out, scale=ctx.scale, device=ctx.device, progress=ctx.progress,
+                    keep_checkpoint=o.keep_checkpoint, max_wall_s=o.max_wall_s)
+    data = {k: v for k, v in res["data"].items() if k not in ("best_params", "session_wall_time_s")}
+    worst = max(row["max_gen_gap"] for row in data["summary"].values())
+    return PartResult(res["config"], data, extra=res["extra"],
+                      summary=f"{len(data['runs'])} runs, largest gap {worst:.4f}")
+
+
+def _benchmark_part(ctx: RunContext) -> PartResult:
+    o = ctx.options
+    res = run_benchmark(epochs=o.benchmark_epochs, device=ctx.device, Ts=o.Ts, seeds=o.seeds,
+                        progress=ctx.progress)
+    d = res["data"]
+    return PartResult(res["config"], d, summary=(
+        f"batched {d['batched']['steps_per_s']:.1f} steps/s, naive {d['naive']['steps_per_s']:.1f} "
+        f"steps/s, ratio {d['ratio_batched_over_naive']:.1f}x"))
+
+
+EXPERIMENT = Experiment(
+    paper="trauger", name="sparse-majority",
+    description="Sparse-majority sweep of Trauger & Tewari, Sec. 6 (Figures 1-3), and its benchmark.",
+    results="trauger-sparse-majority",
+    parts=(Part("sweep", _sweep_part, "train every (T, seed) run; resumes from its checkpoint",
+                filename=lambda scale: f"runs-{scale}.json"),
+           Part("benchmark", _benchmark_part, "batched trainer vs the naive loop, steps per second",
+                filename=lambda scale: "benchmark.json" if scale == "full" else "benchmark-smoke.json")),
+    default_parts=("sweep",),
+    add_options=_options,
+)

@@ -1,0 +1,72 @@
+"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.word_masking` evaluates.
+
+The checks themselves (Checks of Trauger & Tewari, Sec. 5 and App. G: masked-word prediction reduced to the scalar case) live in :mod:`attention_theory.trauger.checks.word_masking`;
+this module holds what they compute, so chapters and experiments can use it without
+importing a check.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from attention_theory.foundations.softmax import softmax
+from attention_theory.trauger import single_layer_model as ts
+
+__all__ = ['loss_class_mc', 'masked_logits', 'printed_masked_loss']
+
+
+def printed_masked_loss(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Eq. 5.1 literally: ``-sum_c y_c log softmax(x)_c`` with one-hot ``y`` (shapes ``(..., K)``)."""
+    return -np.sum(y * np.log(softmax(x)), axis=-1)
+
+
+def masked_logits(W: Any, Y_tau: Any) -> np.ndarray:
+    """Vocabulary scores ``W (Y_L)_tau``: ``W`` ``(K, d)``, ``Y_tau`` ``(..., d)`` -> ``(..., K)``."""
+    W = np.asarray(W, dtype=np.float64)
+    Y_tau = np.asarray(Y_tau, dtype=np.float64)
+    if W.ndim != 2 or Y_tau.shape[-1] != W.shape[1]:
+        raise ValueError(f"W must be (K, d) and Y_tau (..., d); got {W.shape} and {Y_tau.shape}")
+    return Y_tau @ W.T
+
+
+def loss_class_mc(*, K: int, m: int, T: int, d: int = 3, k: int = 2, Bx: float = 1.0, B_w: float = 1.0,
+                  B_qk: float = 1.0, clip: float = 10.0, n_draws: int = 12, restarts: int = 2,
+                  steps: int = 80, seed: int = 0) -> dict[str, Any]:
+    """Monte-Carlo lower estimate of ``Rad_m`` of the clipped masked-word loss class
+    ``{(X, c) -> min(CE(W (Y_1)_tau, c), clip)}`` with rows ``||W_s||_1 <= B_w``, column-wise
+    ``||W_c||, ||W_v|| <= 1`` (ReLU), ``||W_QK||_{1,1} <= B_qk``; batched Adam, sup over all weights."""
+    from attention_theory.foundations.gd import run_first_order
+
+    rng = np.random.default_rng(seed)
+    X = torch.as_tensor(ts.sample_tokens(rng, m, T, d, Bx))
+    x_mask = torch.as_tensor(ts.sample_tokens(rng, 1, 1, d, Bx)[0, 0])
+    labels = torch.as_tensor(rng.integers(0, K, size=m))
+    eps = torch.as_tensor(rng.choice([-1.0, 1.0], size=(n_draws, m)))
+    sizes = [K * d, k * d, d * k, d * d]
+    total = sum(sizes)
+    Z0 = rng.standard_normal((n_draws, restarts, total))
+
+    def values(z: torch.Tensor) -> torch.Tensor:
+        parts = torch.split(z.reshape(n_draws, restarts, total), sizes, dim=-1)
+        W = ts.into_l1_ball(parts[0].reshape(n_draws, restarts, K, d), B_w)
+        W_c = ts.into_l1_columns(parts[1].reshape(n_draws, restarts, k, d), 1.0)
+        W_v = ts.into_l1_columns(parts[2].reshape(n_draws, restarts, d, k), 1.0)
+        W_qk = ts.into_l1_ball(parts[3], B_qk).reshape(n_draws, restarts, d, d)
+        q = W_qk.transpose(-1, -2) @ x_mask
+        p = torch.softmax(torch.einsum("mtd,nrd->nrmt", X, q), dim=-1)
+        v = torch.einsum("nrmt,mtd->nrmd", p, X)
+        y = torch.relu(v @ W_v) @ W_c  # (n, r, m, d)
+        logits = torch.einsum("nrmd,nrKd->nrmK", y, W)
+        ce = torch.logsumexp(logits, -1) - torch.gather(logits, -1, labels.expand(n_draws, restarts, m)[..., None])[..., 0]
+        return torch.einsum("nrm,nm->nr", torch.clamp(ce, max=clip), eps)
+
+    traj = run_first_order(lambda z: -values(z).sum(), torch.as_tensor(Z0.ravel()), steps=steps, lr=0.05,
+                           method="adam")
+    with torch.no_grad():
+        per = values(traj.final).max(dim=1).values.numpy() / m
+    return {"mean": float(per.mean()), "se": float(per.std(ddof=1) / math.sqrt(n_draws)), "K": K, "m": m, "T": T,
+            "d": d, "Bx": Bx, "B_w": B_w, "B_qk": B_qk}

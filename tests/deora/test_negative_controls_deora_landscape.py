@@ -1,0 +1,138 @@
+"""Negative controls for the checks of Deora et al.'s loss landscape (Lemma 6, Corollary 1,
+Eqs. (14)-(16), Proposition 4), plus unit tests of the helpers and bound calculators.
+
+Each negative control runs a registered check with a deliberately wrong variant of its
+statement and requires :class:`ClaimViolation`.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from _nc import negative_control
+from attention_theory.deora import bounds as bd
+from attention_theory.deora import landscape
+from attention_theory.deora import model as md
+from attention_theory.deora.checks import landscape as dl
+from attention_theory.verify import ClaimViolation
+
+pytestmark = pytest.mark.usefixtures("float64_default")
+
+
+def test_nc_decomposition_without_gauss_newton_term():
+    negative_control("deora-lemma-6", "decomposition-65")
+    with pytest.raises(ClaimViolation):
+        dl.check_lemma6_decomposition(terms=(True, False))
+
+
+def test_nc_lemma6_gradient_bound_halved():
+    negative_control("deora-lemma-6", "random-and-adversarial")
+    with pytest.raises(ClaimViolation):
+        dl.check_lemma6_bounds(scales={"1": 0.5})
+
+
+def test_nc_lemma6_convexity_instead_of_weak_convexity():
+    negative_control("deora-lemma-6", "random-and-adversarial")
+    with pytest.raises(ClaimViolation):      # lower bound 0: lambda_min < 0 occurs at H = 1
+        dl.check_lemma6_bounds(scales={"3": 0.0})
+
+
+def test_nc_cor1_beta1_halved():
+    negative_control("deora-cor-1", "random-and-adversarial")
+    with pytest.raises(ClaimViolation):
+        dl.check_cor1_bounds(scales={"1": 0.5})
+
+
+def test_nc_cor1_segment_max_with_nonconvex_norm():
+    negative_control("deora-cor-1", "segment-maximum")
+    smallest_head = lambda th, H, T, d: float(
+        torch.linalg.norm(torch.as_tensor(th).reshape(H, -1), dim=1).min())
+    with pytest.raises(ClaimViolation):      # min_h ||theta_h|| is not convex
+        dl.check_cor1_segment_max(norm=smallest_head)
+
+
+def test_nc_cor1_large_h_with_one_over_H_decay():
+    negative_control("deora-cor-1", "weak-convexity-large-h")
+    # a 1/H decay calibrated to be (almost) tight at H = 1 is contradicted at large H
+    with pytest.raises(ClaimViolation):
+        dl.check_cor1_large_h(kappa_of_H=lambda H: 5.1e-4 / H)
+
+
+def test_nc_cor1_no_improvement_with_heads():
+    negative_control("deora-cor-1", "h-scaling")
+    with pytest.raises(ClaimViolation):
+        dl.check_cor1_h_scaling(expected_slope=0.0)
+
+
+def test_nc_eq14_reversed_direction():
+    negative_control("deora-eq-14", "taylor-lower-bound")
+    with pytest.raises(ClaimViolation):
+        dl.check_eq14(direction="le")
+
+
+def test_nc_eq14_published_direction_is_not_an_erratum():
+    negative_control("deora-eq-14", "review-direction")
+    with pytest.raises(ClaimViolation):
+        dl.check_eq14_review(printed="ge")
+
+
+def test_nc_eq15_convexity():
+    negative_control("deora-eq-15", "segment-weak-convexity")
+    with pytest.raises(ClaimViolation):
+        dl.check_eq15(kappa_scale=0.0)
+
+
+def test_nc_eq16_without_curvature_term():
+    negative_control("deora-eq-16", "combined-lower-bound")
+    with pytest.raises(ClaimViolation):
+        dl.check_eq16(curvature=0.0)
+
+
+def test_nc_glqc_quasi_convexity():
+    negative_control("deora-prop-4", "glqc-boundary")
+    with pytest.raises(ClaimViolation):
+        dl.check_prop4(constant=1.0)
+
+
+def test_nc_glqc_1d_hypothesis_violated():
+    negative_control("deora-prop-4", "one-dimensional")
+    with pytest.raises(ClaimViolation):      # c = 8 gives 1/cos(sqrt(2)) ~ 6.3 > 4/3
+        dl.check_prop4_1d(c_max=8.0)
+
+
+# --- unit tests ----------------------------------------------------------------------
+
+
+def test_risk_batch_matches_empirical_risk():
+    rng = np.random.default_rng(0)
+    H, T, d = 3, 3, 2
+    Xs, ys = md.sample_bounded_tokens(5, T, d, 1.0, seed=0)
+    ths = torch.stack([landscape.random_heads(rng, H, T, d) for _ in range(4)])
+    ref = torch.stack([md.empirical_risk(t, Xs, ys, H) for t in ths])
+    assert torch.allclose(landscape.risk_batch(ths, Xs, ys, H), ref, atol=1e-14)
+
+
+def test_norms_and_segment_max():
+    th = md.pack_heads(np.ones((2, 2, 2)), np.zeros((2, 2, 2)))
+    assert landscape.norm_2inf(th, 2, 2, 2) == pytest.approx(2.0)
+    assert landscape.max_U_norm(th, 2, 2, 2) == pytest.approx(2.0)
+    val, arg = landscape.segment_max(lambda a: -(a - 0.3) ** 2)
+    assert val == pytest.approx(0.0, abs=1e-12) and arg == pytest.approx(0.3, abs=1e-6)
+
+
+def test_glqc_1d_extremal_case():
+    c = 0.5
+    r = landscape.glqc_1d_ratio(c, np.zeros(2001), 1.0, 1.0)
+    assert r == pytest.approx(1 / math.cos(math.sqrt(c) / 2), rel=1e-6)
+
+
+def test_bound_calculators():
+    assert bd.glqc_sharp_constant(0.5) == pytest.approx(1 / math.cos(1 / (2 * math.sqrt(2))))
+    s = bd.glqc_distance(0.5, 2, 2, 1.0, 16)
+    assert 2 * bd.beta3(0.5, 2, 2, 1.0) * s**2 == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="c"):
+        bd.glqc_sharp_constant(10.0)
+    with pytest.raises(ValueError, match="H"):
+        bd.glqc_distance(0.5, 2, 2, 1.0, 0)

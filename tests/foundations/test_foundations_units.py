@@ -1,0 +1,68 @@
+"""Unit tests of the Foundations modules (values known in closed form)."""
+
+import math
+
+import numpy as np
+
+from attention_theory.foundations import covering, dudley, losses, norms, rademacher, softmax
+
+
+def test_norm_orientation_example():
+    W = np.zeros((5, 3))
+    W[:, 0] = 1.0
+    assert norms.mixed_norm(W, 1, np.inf) == 5.0
+    assert norms.mixed_norm(W.T, 1, np.inf) == 1.0
+    assert norms.operator_norm(W, 2, 2) == math.sqrt(5)
+
+
+def test_dual_exponent():
+    assert norms.dual_exponent(1) == math.inf
+    assert norms.dual_exponent(np.inf) == 1.0
+    assert norms.dual_exponent(2) == 2.0
+    assert abs(norms.dual_exponent(3) - 1.5) < 1e-15
+
+
+def test_operator_norm_inf_to_one_by_duality():
+    W = np.array([[1.0, -2.0], [3.0, 4.0]])
+    # sup over sign vectors x of ||W x||_1 = max(|1-2|+|3+4|, |1+2|+|3-4|) = 8
+    assert norms.operator_norm(W, np.inf, 1) == 8.0
+    assert norms.operator_norm(W.T, np.inf, 1) == 8.0
+
+
+def test_softmax_is_stable_and_sums_to_one():
+    s = softmax.softmax(np.array([1000.0, 1000.0, -1000.0]))
+    assert np.allclose(s, [0.5, 0.5, 0.0])
+    J = softmax.softmax_jacobian(np.zeros(4))
+    assert np.allclose(J @ np.ones(4), 0)
+    assert np.allclose(J, J.T)
+
+
+def test_losses_known_values():
+    assert abs(losses.logistic_loss(np.array(0.0)) - math.log(2)) < 1e-15
+    assert abs(losses.logistic_loss_d2(np.array(0.0)) - 0.25) < 1e-15
+    assert np.isfinite(losses.logistic_loss(np.array(-1000.0)))
+    x = np.array([[0.0, 0.0]])
+    assert np.allclose(losses.cross_entropy(x, np.array([1])), math.log(2))
+    assert np.allclose(losses.cross_entropy_grad(x, np.array([1])), [[0.5, -0.5]])
+
+
+def test_rademacher_of_singleton_is_zero_and_of_pm_pair():
+    assert rademacher.rademacher_exact(np.ones((1, 6))) == 0.0
+    # {+1, -1} constant functions: E max(sum sigma, -sum sigma)/n = E|sum sigma|/n
+    n = 4
+    F = np.vstack([np.ones(n), -np.ones(n)])
+    exact = np.mean([abs(sum(s)) for s in np.array(np.meshgrid(*[[-1, 1]] * n)).reshape(n, -1).T]) / n
+    assert abs(rademacher.rademacher_exact(F) - exact) < 1e-15
+
+
+def test_covering_number_of_points_on_a_line():
+    F = np.arange(5.0)[:, None]  # functions with values 0..4 at one point
+    assert covering.covering_number(F, 0.5) == 5
+    assert covering.covering_number(F, 1.5) == 2  # centres 1 and 3 (strict: distance 1 < 1.5)
+    assert covering.covering_number(F, 10.0) == 1
+    big = np.arange(20.0)[:, None]  # uses the integer-program path
+    assert covering.covering_number(big, 1.5) == 7
+
+
+def test_dudley_single_function_is_zero():
+    assert dudley.dudley_bound(np.ones((1, 3))).value == 0.0
