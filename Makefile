@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: book test check-html install clean
+.PHONY: book test lint check-html install clean
 
 install: $(STAMP)
 
@@ -20,16 +20,21 @@ book: $(STAMP)
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 	@echo "Open _build/html/index.html"
 
-# Unit tests, negative controls, and nbval over every chapter listed in _toc.yml.
+# Lint gate (ruff: pyflakes and import order, configured in pyproject.toml), then unit tests,
+# negative controls, layout and global-state tests, and nbval over every chapter in _toc.yml.
 # Files are spread over the cores (--dist loadfile keeps each notebook in one kernel);
 # TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= auto
 test: $(STAMP)
+	$(VENV)/bin/ruff check src tests
 	$(PY) tests/toc_notebooks.py _build/nbval
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
 	  OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1} \
 	  $(PY) -m pytest tests _build/nbval --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider \
 	  -n $(TEST_WORKERS) --dist loadfile
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests
 
 # Browser test of the built book (run `make book` first): every page opened in headless
 # Chromium, offline; math typeset, images loaded, internal links resolve, registry complete.

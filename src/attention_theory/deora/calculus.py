@@ -1,8 +1,12 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.calculus` evaluates.
+"""Instances and differentiable closed forms for the single-head calculus of Deora et al.
 
-The checks themselves (Checks of Deora et al.'s model and calculus: Eqs. (1)-(2), Assumption 1, Lemma 1,) live in :mod:`attention_theory.deora.checks.calculus`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+Random single-head instances ``(X, W, U)`` with a prescribed ``||W||_F``, the gradient and
+Hessian norms of Eq. (1) from Lemma 1's closed forms (:func:`model_norms`), the right-hand sides
+of Proposition 1 as torch tensors (:func:`rhs_torch`), and the adversarial search that maximizes
+the ratio of one Proposition-1 item over inputs in the ``R``-ball (:func:`adversarial_prop1`).
+The checks of Eqs. (1)-(2), Lemma 1, Proposition 1 and Lemma 5 in
+:mod:`attention_theory.deora.checks.calculus` evaluate them (chapter
+``book/deora/model-and-calculus.md``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from attention_theory._validate import check_int, check_positive
+from attention_theory.deora.model import multi_head_sum
 
 __all__ = ["Teacher", "planted_teacher", "teacher_output", "sample_dm2"]
 
@@ -58,8 +59,7 @@ def teacher_output(Xs: np.ndarray | torch.Tensor, teacher: Teacher) -> np.ndarra
         raise ValueError(f"Xs must have shape (n, {teacher.T}, {teacher.d}), got {tuple(X.shape)}")
     W = torch.as_tensor(teacher.W)
     U = torch.as_tensor(teacher.U)
-    S = torch.softmax(torch.einsum("ntd,de,nse->nts", X, W, X), dim=-1)
-    return torch.einsum("nts,nsd,td->n", S, X, U).numpy()
+    return multi_head_sum(X, W.unsqueeze(0), U.unsqueeze(0)).numpy()   # one head: Eq. (1)
 
 
 def sample_dm2(n: int, teacher: Teacher, *, gamma_dm2: float = 0.2, seed: int = 0,

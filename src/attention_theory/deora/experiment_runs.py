@@ -1,8 +1,12 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.experiments` evaluates.
+"""The training runs of App. G (Figures 2-5) as the experiment checks read them.
 
-The checks themselves (Checks of Deora et al., App. G (experiments): the DM1 and DM2 samplers, the zero-initialization) live in :mod:`attention_theory.deora.checks.experiments`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+Cached smoke-scale sweeps over the number of heads on the tokenized mixture DM1
+(:func:`smoke_dm1_runs`: GD with step 1 and ``sqrt(H)``, Adam) and on the planted teacher DM2
+(:func:`smoke_dm2_runs`), the conversion of full-scale result files into the same layout, and
+the helpers that turn the paper's qualitative statements ("more heads train faster") into
+comparisons of adjacent head counts (:func:`adjacent_in_H`, :func:`ordering_violations`).
+The checks in :mod:`attention_theory.deora.checks.experiments` evaluate them (chapters
+``book/deora/experiments.md`` and ``book/deora/planted-teacher.md``).
 """
 
 from __future__ import annotations

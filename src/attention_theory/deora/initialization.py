@@ -1,8 +1,12 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.initialization` evaluates.
+"""Instances and constants of a good initialization (Deora et al., Definition 1, Proposition 7).
 
-The checks themselves (Checks of Deora et al.'s good initialization (Chapter 6): Definition 1, Proposition 7,) live in :mod:`attention_theory.deora.checks.initialization`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The model outputs at a flat parameter vector (:func:`model_outputs`), the constants ``B_2``,
+``B_Phi``, the NTK margin ``gamma`` and the direction ``theta_star`` of Definition 1
+(:func:`good_init_constants`), the ``F-lin`` fixture with the smallest loss reachable within a
+given radius, and the certified instance of Proposition 7 whose head count meets the corrected
+condition (98) (:func:`prop7_instance`, with the exploratory :func:`prop7_scan`).  The checks of
+Definition 1, Proposition 7 and Corollary 2 in :mod:`attention_theory.deora.checks.initialization`
+evaluate them (chapter ``book/deora/initialization.md``).
 """
 
 from __future__ import annotations
@@ -37,12 +41,7 @@ def model_outputs(theta: Any, Xs: Any, H: int) -> torch.Tensor:
     H = check_int(H, "H")
     n, T, d = Xs.shape
     Us, Ws = md.unpack_heads(theta, H, T, d)
-    outs = []
-    for i in range(n):
-        X = Xs[i]
-        S = torch.softmax(torch.einsum("td,hde,se->hts", X, Ws, X), dim=-1)
-        outs.append(torch.einsum("hts,sd,htd->", S, X, Us) / math.sqrt(H))
-    return torch.stack(outs)
+    return torch.cat([md.multi_head_output(Xs[i:i + 1], Ws, Us) for i in range(n)])
 
 
 def good_init_constants(theta0: Any, Xs: Any, ys: Any, H: int, *,

@@ -1,8 +1,12 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.landscape` evaluates.
+"""The empirical risk of Deora et al.'s multi-head model and the tools to probe its landscape.
 
-The checks themselves (Checks of Deora et al.'s loss-landscape properties (Chapter 3 of the book): Lemma 6,) live in :mod:`attention_theory.deora.checks.landscape`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The logistic risk of Eq. (2) as a function of the flat parameters (:func:`risk_fn`) and at many
+parameter points at once (:func:`risk_batch`), the norms the bounds use (``||theta||_{2,inf}``,
+``max_h ||U_h||_F``), random heads, the maximum of a function along a segment, the Gauss-Newton /
+curvature split of the risk Hessian (Eq. (65)), the weak-convexity constant as ``H`` grows and
+the one-dimensional GLQC ratio.  The checks of Lemma 6, Corollary 1, Eqs. (14)-(16) and
+Proposition 4 in :mod:`attention_theory.deora.checks.landscape` evaluate them (chapter
+``book/deora/landscape.md``).
 """
 
 from __future__ import annotations
@@ -34,15 +38,7 @@ def risk_fn(Xs: Any, ys: Any, H: int) -> Callable[[torch.Tensor], torch.Tensor]:
 def risk_batch(thetas: torch.Tensor, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     """Empirical risk at many parameter vectors at once: ``thetas (m, p) -> (m,)``."""
     Xs, ys = f64(Xs), f64(ys)
-    n, T, d = Xs.shape
-    m = thetas.shape[0]
-    blocks = thetas.reshape(m, H, md.head_size(T, d))
-    Us = blocks[:, :, :T * d].reshape(m, H, T, d)
-    Ws = blocks[:, :, T * d:].reshape(m, H, d, d)
-    XW = torch.einsum("ntd,mhde->mnhte", Xs, Ws)
-    S = torch.softmax(torch.einsum("mnhte,nse->mnhts", XW, Xs), dim=-1)
-    SX = torch.einsum("mnhts,nsd->mnhtd", S, Xs)
-    out = torch.einsum("mnhtd,mhtd->mn", SX, Us) / math.sqrt(H)
+    out = md.multi_head_output_flat(thetas, Xs, H)     # data (n, T, d) against (m, p): (m, n)
     return torch.nn.functional.softplus(-ys * out).mean(dim=1)
 
 

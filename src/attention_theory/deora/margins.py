@@ -1,8 +1,11 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.margins` evaluates.
+"""Closed forms and instances for the NTK margin and the attention margin (Deora et al., Sections 5.2-5.3, App. E).
 
-The checks themselves (Checks of Deora et al., Sections 5.2-5.3 and Appendices D.2.3, E: NTK separability and the NTK margin) live in :mod:`attention_theory.deora.checks.margins`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The target directions ``W_star``, ``U_star`` of a DM1 configuration, the terms of the NTK-margin
+expansion (Eqs. (112)-(113) and Term II), the measured first-step error ``P = ||p'||``, actual NTK
+max-margin instances (cvxpy on the reduced features), the saturated attention of ``U_opt`` and
+``Gamma W_opt`` with its leak and margin (Proposition 3), and the ``gamma_lin`` / ``gamma_star`` /
+``gamma_attn`` curves compared in the book.  The checks in :mod:`attention_theory.deora.checks.margins`
+evaluate them (chapters ``book/deora/ntk-margin.md`` and ``book/deora/attention-margin.md``).
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ def attention_scores(X: torch.Tensor, cfg: dm1.DM1Config, Gamma: float, transpos
     """``Gamma X W_opt X^T`` (row ``t`` = scores of query ``t``), shape ``(K, T, T)``."""
     Wopt = wstar(cfg)["W"] / (cfg.S**2 * math.sqrt(2 * (cfg.M + 1)))
     W = Wopt.T if transpose else Wopt
-    return Gamma * torch.einsum("ktd,de,kse->kts", X, W, X)
+    return Gamma * md.head_scores(X, W.unsqueeze(0))[:, 0]
 
 
 def leak_and_margin(X: torch.Tensor, y: torch.Tensor, rel: torch.Tensor, cfg: dm1.DM1Config, Gamma: float,
@@ -102,7 +105,7 @@ def leak_and_margin(X: torch.Tensor, y: torch.Tensor, rel: torch.Tensor, cfg: dm
     leak = torch.exp(torch.logsumexp(masked, -1) - lse)
     A = torch.softmax(G, -1)
     Uopt = wstar(cfg)["U"] / (cfg.S * math.sqrt(2 * cfg.T))
-    return leak, y * torch.einsum("kts,ksd,td->k", A, X, Uopt)
+    return leak, y * md.attention_readout(A.unsqueeze(1), X, Uopt.unsqueeze(0))
 
 
 PROP3_CONFIGS = [(6, 1 / 6), (8, 0.25), (10, 0.1), (10, 0.5), (20, 0.05)]

@@ -1,8 +1,11 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.mixture` evaluates.
+"""Instances and samplers for the tokenized-mixture model DM1 and its first gradient step (Deora et al., Section 5.1, Apps. D, F).
 
-The checks themselves (Checks of Deora et al., Section 5.1 and Appendices D.1-D.3, F: the tokenized-mixture model DM1,) live in :mod:`attention_theory.deora.checks.mixture`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The closed forms ``gamma_star`` (Eq. (7)) and ``gamma_lin`` (Eq. (132)) of a DM1 configuration,
+the parameter regimes, random and corner instances, the adversarial search over the noise
+allowed by Assumption 3, the combined-bound helper, and actual (autograd) first steps whose
+common row ``v`` defines the initialization of the second phase.  The checks of Section 5.1 and
+properties P1-P2 in :mod:`attention_theory.deora.checks.mixture` (and, for the shared helpers,
+:mod:`attention_theory.deora.checks.margins`) evaluate them (chapter ``book/deora/tokenized-mixture.md``).
 """
 
 from __future__ import annotations

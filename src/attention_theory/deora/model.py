@@ -11,8 +11,17 @@ Shapes (``T`` tokens, ``d`` features, ``H`` heads, ``n`` samples):
 The score vector of query ``t`` is ``g_t = X W^T x_t`` (the ``t``-th row of ``X W X^T``),
 ``s_t = softmax(g_t)`` and ``phi'(v) = diag(phi(v)) - phi(v) phi(v)^T``.
 
-All functions accept numpy arrays or tensors and compute in float64.  They are
-differentiable (no in-place operations), so ``torch.func`` can be applied to them.
+Batched forward (the one home of Eq. (2) for every module of :mod:`attention_theory.deora`):
+:func:`head_scores`, :func:`head_attention`, :func:`attention_readout`, :func:`multi_head_sum`,
+:func:`multi_head_output` and :func:`multi_head_output_flat` take data ``Xs`` of shape
+``(..., n, T, d)`` and parameters ``Ws`` ``(..., H, d, d)``, ``Us`` ``(..., H, T, d)`` (or flat
+``thetas`` ``(..., H (T d + d^2))``) whose leading dimensions broadcast against each other;
+:func:`multi_head_output_bmm` is the same forward evaluated with batched matrix products, for
+the trainer of :mod:`attention_theory.deora.head_sweeps`.
+
+The single-sample functions accept numpy arrays or tensors and compute in float64; the batched
+forward takes tensors and keeps their dtype.  All are differentiable (no in-place operations),
+so ``torch.func`` can be applied to them.
 """
 
 from __future__ import annotations
@@ -36,6 +45,14 @@ __all__ = [
     "single_head_last_token",
     "multi_head",
     "multi_head_loop",
+    "head_scores",
+    "head_attention",
+    "attention_readout",
+    "multi_head_sum",
+    "multi_head_output",
+    "multi_head_output_flat",
+    "multi_head_output_bmm",
+    "split_heads",
     "pack_heads",
     "unpack_heads",
     "head_size",
@@ -80,7 +97,9 @@ def single_head(X: Any, W: Any, U: Any) -> torch.Tensor:
     """
     X, W = _check_XW(X, W)
     U = as_tensor(U, "U", shape=tuple(X.shape))
-    return torch.sum(U * (torch.softmax(X @ W @ X.T, dim=-1) @ X))
+    # plain matrix products, independent of the batched forward below: multi_head_loop, the
+    # reference that checks compare multi_head with, is built on this function
+    return torch.sum(U * (attention_matrix(X, W) @ X))
 
 
 def pooling_U(u: Any, T: int) -> torch.Tensor:
@@ -124,16 +143,19 @@ def _check_heads(X: Any, Ws: Any, Us: Any) -> tuple[torch.Tensor, torch.Tensor, 
 def multi_head(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
     """Eq. (2), vectorized over heads: ``(1/sqrt(H)) sum_h <U_h, phi(X W_h X^T) X>`` (0-d tensor).
 
-    ``X``: ``(T, d)``; ``Ws``: ``(H, d, d)``; ``Us``: ``(H, T, d)``.
+    ``X``: ``(T, d)``; ``Ws``: ``(H, d, d)``; ``Us``: ``(H, T, d)``.  One sample of
+    :func:`multi_head_output`, with the inputs validated and converted to float64.
     """
     X, Ws, Us = _check_heads(X, Ws, Us)
-    H = Ws.shape[0]
-    S = torch.softmax(torch.einsum("td,hde,se->hts", X, Ws, X), dim=-1)  # (H, T, T)
-    return torch.einsum("hts,sd,htd->", S, X, Us) / math.sqrt(H)
+    return multi_head_output(X.unsqueeze(0), Ws, Us)[0]
 
 
 def multi_head_loop(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
-    """Reference implementation of Eq. (2): an explicit Python loop over heads."""
+    """Reference implementation of Eq. (2): an explicit Python loop over heads.
+
+    Independent of :func:`multi_head_output` on purpose (it sums :func:`single_head`, plain
+    matrix products): ``check_eq2_vectorized`` compares the two.
+    """
     X, Ws, Us = _check_heads(X, Ws, Us)
     H = Ws.shape[0]
     total = torch.zeros((), dtype=DTYPE)
@@ -166,8 +188,7 @@ def unpack_heads(theta: Any, H: int, T: int, d: int) -> tuple[torch.Tensor, torc
     p = head_size(T, d)
     if theta.shape[0] != H * p:
         raise ValueError(f"theta must have H (T d + d^2) = {H * p} entries, got {theta.shape[0]}")
-    blocks = theta.reshape(H, p)
-    return blocks[:, :T * d].reshape(H, T, d), blocks[:, T * d:].reshape(H, d, d)
+    return split_heads(theta, H, T, d)
 
 
 def empirical_risk(theta: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
@@ -182,9 +203,118 @@ def empirical_risk(theta: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     if not bool(torch.all((ys == 1) | (ys == -1))):
         raise ValueError("ys must contain only -1 and +1")
     Us, Ws = unpack_heads(theta, H, T, d)
-    S = torch.softmax(torch.einsum("ntd,hde,nse->nhts", Xs, Ws, Xs), dim=-1)
-    out = torch.einsum("nhts,nsd,htd->n", S, Xs, Us) / math.sqrt(H)
+    out = multi_head_output(Xs, Ws, Us)
     return torch.nn.functional.softplus(-ys * out).mean()
+
+
+# ---------------------------------------------------------------------------
+# Eq. (2), batched: the one forward of the package
+# ---------------------------------------------------------------------------
+
+
+def _check_batch(Xs: torch.Tensor, Ws: torch.Tensor, Us: torch.Tensor | None = None) -> None:
+    """Shape checks of the batched forward (the leading dimensions are left to broadcasting)."""
+    if Xs.dim() < 3:
+        raise ValueError(f"Xs must have shape (..., n, T, d), got {tuple(Xs.shape)}")
+    T, d = Xs.shape[-2:]
+    if Ws.dim() < 3 or tuple(Ws.shape[-2:]) != (d, d):
+        raise ValueError(f"Ws must have shape (..., H, {d}, {d}), got {tuple(Ws.shape)}")
+    if Us is not None and (Us.dim() < 3 or tuple(Us.shape[-3:]) != (Ws.shape[-3], T, d)):
+        raise ValueError(f"Us must have shape (..., {Ws.shape[-3]}, {T}, {d}), got {tuple(Us.shape)}")
+
+
+def head_scores(Xs: torch.Tensor, Ws: torch.Tensor) -> torch.Tensor:
+    """Attention scores ``X_i W_h X_i^T`` of every head on every sample (Deora et al., Eq. (2)).
+
+    ``Xs``: ``(..., n, T, d)``; ``Ws``: ``(..., H, d, d)``; the leading dimensions ``...`` of the
+    two broadcast (e.g. data ``(n, T, d)`` against ``m`` parameter points ``(m, H, d, d)``).
+    Returns ``(..., n, H, T, T)``; row ``t`` of ``[..., i, h]`` is ``g_t = X_i W_h^T x_{i,t}``.
+    One ``einsum``, left to right, in the dtype of the inputs.  Used by every chapter of
+    ``book/deora/`` through :func:`head_attention`; ``book/deora/attention-margin.md`` uses the
+    scores themselves (score gap, Eq. (129)).
+    """
+    _check_batch(Xs, Ws)
+    return torch.einsum("...ntd,...hde,...nse->...nhts", Xs, Ws, Xs)
+
+
+def head_attention(Xs: torch.Tensor, Ws: torch.Tensor) -> torch.Tensor:
+    """Row-wise softmax attention ``phi(X_i W_h X_i^T)`` of every head (Deora et al., Eq. (2)).
+
+    Shapes as :func:`head_scores`: ``Xs`` ``(..., n, T, d)``, ``Ws`` ``(..., H, d, d)``, returns
+    ``(..., n, H, T, T)`` whose rows ``s_t`` sum to one.  Chapter ``book/deora/model-and-calculus.md``.
+    """
+    return torch.softmax(head_scores(Xs, Ws), dim=-1)
+
+
+def attention_readout(S: torch.Tensor, Xs: torch.Tensor, Us: torch.Tensor) -> torch.Tensor:
+    """Linear decoder of Eq. (2) applied to given attention: ``sum_h <U_h, S_{i,h} X_i>``, no ``1/sqrt(H)``.
+
+    ``S``: ``(..., n, H, T, T)`` (e.g. :func:`head_attention`, or a softmax of rescaled scores);
+    ``Xs``: ``(..., n, T, d)``; ``Us``: ``(..., H, T, d)``; returns ``(..., n)``.
+    ``book/deora/attention-margin.md`` applies it to saturated attention (Proposition 3).
+    """
+    return torch.einsum("...nhts,...nsd,...htd->...n", S, Xs, Us)
+
+
+def multi_head_sum(Xs: torch.Tensor, Ws: torch.Tensor, Us: torch.Tensor) -> torch.Tensor:
+    """Unnormalized Eq. (2): ``sum_h <U_h, phi(X_i W_h X_i^T) X_i>`` for every sample, ``(..., n)``.
+
+    ``Xs``: ``(..., n, T, d)``; ``Ws``: ``(..., H, d, d)``; ``Us``: ``(..., H, T, d)``; leading
+    dimensions broadcast.  With ``H = 1`` this is the single-head model of Eq. (1).  The output
+    scaling is left to the caller: ``book/deora/model-and-calculus.md`` (output variance) varies it.
+    """
+    _check_batch(Xs, Ws, Us)
+    return attention_readout(head_attention(Xs, Ws), Xs, Us)
+
+
+def multi_head_output(Xs: torch.Tensor, Ws: torch.Tensor, Us: torch.Tensor) -> torch.Tensor:
+    """Deora et al., Eq. (2): ``Phi~(X_i; theta) = (1/sqrt(H)) sum_h <U_h, phi(X_i W_h X_i^T) X_i>``.
+
+    ``Xs``: data ``(..., n, T, d)``; ``Ws``: ``(..., H, d, d)``; ``Us``: ``(..., H, T, d)``; the
+    leading dimensions of data and parameters broadcast (one data set against many parameter
+    points, or one data set per parameter point).  Returns ``(..., n)`` in the dtype of the
+    inputs.  Every chapter of ``book/deora/`` evaluates the model through it
+    (``model-and-calculus.md``, ``landscape.md``, ``training.md``, ``stability.md``, ...).
+    """
+    return multi_head_sum(Xs, Ws, Us) / math.sqrt(Ws.shape[-3])
+
+
+def split_heads(thetas: torch.Tensor, H: int, T: int, d: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Batched :func:`unpack_heads` without validation: ``(..., H (T d + d^2))`` to
+    ``(Us (..., H, T, d), Ws (..., H, d, d))``, the layout of :func:`pack_heads`."""
+    lead = tuple(thetas.shape[:-1])
+    blocks = thetas.reshape(*lead, H, head_size(T, d))
+    return blocks[..., :T * d].reshape(*lead, H, T, d), blocks[..., T * d:].reshape(*lead, H, d, d)
+
+
+def multi_head_output_flat(thetas: torch.Tensor, Xs: torch.Tensor, H: int) -> torch.Tensor:
+    """Eq. (2) at flat parameter vectors: :func:`multi_head_output` after :func:`split_heads`.
+
+    ``thetas``: ``(..., H (T d + d^2))``; ``Xs``: ``(..., n, T, d)``; returns ``(..., n)``.
+    Used by the risk of many parameter points at once (``book/deora/landscape.md``,
+    ``book/deora/stability.md``) and by the NTK features (``book/deora/ntk-margin.md``).
+    """
+    T, d = Xs.shape[-2:]
+    Us, Ws = split_heads(thetas, H, T, d)
+    return multi_head_output(Xs, Ws, Us)
+
+
+def multi_head_output_bmm(Xs: torch.Tensor, Ws: torch.Tensor,
+                          Us: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eq. (2) as :func:`multi_head_output`, evaluated with batched matrix products; also returns the attention.
+
+    ``Xs``: ``(..., n, T, d)``; ``Ws``: ``(..., H, d, d)``; ``Us``: ``(..., H, T, d)``.  Returns
+    ``(outputs (..., n), attention (..., n, H, T, T))``.  Equal to :func:`multi_head_output` and
+    :func:`head_attention` up to round-off; on the trainer's stacks of trials (``(B, n, T, d)``
+    against ``(B, H, d, d)``) forward plus backward are about 1.4x faster than the three-operand
+    ``einsum``.  The trainer of ``book/deora/experiments.md`` and ``book/deora/planted-teacher.md``
+    (:mod:`attention_theory.deora.head_sweeps`) uses it.
+    """
+    _check_batch(Xs, Ws, Us)
+    Xh = Xs.unsqueeze(-3)  # (..., n, 1, T, d), broadcast over heads
+    S = torch.softmax(torch.einsum("...ntd,...hde->...nhte", Xs, Ws) @ Xh.transpose(-1, -2), dim=-1)
+    out = ((S @ Xh) * Us.unsqueeze(-4)).sum(dim=(-3, -2, -1)) / math.sqrt(Ws.shape[-3])
+    return out, S
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +332,7 @@ def _scores(X: torch.Tensor, W: torch.Tensor, transpose: bool = True) -> torch.T
 def grad_U(X: Any, W: Any) -> torch.Tensor:
     """Lemma 1 item 1: ``grad_U Phi = phi(X W X^T) X``, shape ``(T, d)``."""
     X, W = _check_XW(X, W)
-    return torch.softmax(X @ W @ X.T, dim=-1) @ X
+    return attention_matrix(X, W) @ X
 
 
 def grad_W(X: Any, W: Any, U: Any, *, jacobian: Jacobian = softmax_jacobian_t,

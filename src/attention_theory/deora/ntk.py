@@ -82,9 +82,7 @@ def ntk_features(theta: Any, Xs: Any, H: int) -> torch.Tensor:
     theta = md.as_tensor(theta, "theta", shape=(H * md.head_size(T, d),))
 
     def out(th: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
-        Us, Ws = md.unpack_heads(th, H, T, d)
-        S = torch.softmax(torch.einsum("td,hde,se->hts", X, Ws, X), dim=-1)
-        return torch.einsum("hts,sd,htd->", S, X, Us) / math.sqrt(H)
+        return md.multi_head_output_flat(th, X.unsqueeze(0), H)[0]
 
     return torch.vmap(torch.func.grad(out), in_dims=(None, 0))(theta, Xs)
 

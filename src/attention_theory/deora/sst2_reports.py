@@ -1,8 +1,10 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.sst2` evaluates.
+"""The runs behind the SST-2 checks (Deora et al., App. G, Figure 6).
 
-The checks themselves (Checks of Deora et al., App. G, Figure 6 (SST-2 with RoBERTa, varying the number of heads)) live in :mod:`attention_theory.deora.checks.sst2`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+:func:`fixture_pipeline_numbers` runs the real RoBERTa fine-tuning code path on a GLUE-format
+fixture with a tiny random model, reloaded with several head counts, and returns the numbers to
+compare; :func:`smoke_substitute` runs the offline substitute (lexicon sentiment, encoder trained
+from scratch) at the current scale.  The checks in :mod:`attention_theory.deora.checks.sst2`
+evaluate them (chapter ``book/deora/sst2.md``).
 """
 
 from __future__ import annotations

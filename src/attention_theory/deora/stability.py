@@ -1,8 +1,11 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.stability` evaluates.
+"""Data, leave-one-out runs and constants for Deora et al.'s generalization analysis (Lemma 3, Eqs. (19)-(22), Lemma 11, Theorem 2, Corollary 4).
 
-The checks themselves (Checks of Deora et al.'s generalization analysis (Chapter 5): Lemma 3, Eqs. (19)-(22),) live in :mod:`attention_theory.deora.checks.stability`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The ``F-lin`` data with token and label noise, per-sample losses at many parameter points
+(:func:`sample_losses`), stacked full-data, leave-one-out and replace-one GD runs
+(:func:`loo_runs`), the per-step quantities of the stability recursion (:func:`step_data`), the
+practical, Monte-Carlo and certified configurations with their runs, test losses, and the
+function ``rho`` of the generalization bound.  The checks in
+:mod:`attention_theory.deora.checks.stability` evaluate them (chapter ``book/deora/stability.md``).
 """
 
 from __future__ import annotations
@@ -74,11 +77,7 @@ def sample_losses(thetas: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     p = md.head_size(T, d)
     if thetas.shape[1] != H * p:
         raise ValueError(f"thetas must have H (T d + d^2) = {H * p} columns, got {thetas.shape[1]}")
-    blocks = thetas.reshape(m, H, p)
-    Us = blocks[..., :T * d].reshape(m, H, T, d)
-    Ws = blocks[..., T * d:].reshape(m, H, d, d)
-    S = torch.softmax(torch.einsum("mntd,mhde,mnse->mnhts", Xs, Ws, Xs), dim=-1)
-    out = torch.einsum("mnhts,mnsd,mhtd->mn", S, Xs, Us) / math.sqrt(H)
+    out = md.multi_head_output_flat(thetas, Xs, H)                           # (m, n)
     return torch.nn.functional.softplus(-ys * out)
 
 

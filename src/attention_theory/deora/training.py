@@ -1,8 +1,11 @@
-"""Instances, formulas and runs that :mod:`attention_theory.deora.checks.training` evaluates.
+"""Data, initializations and gradient-descent runs for Deora et al.'s training analysis (Lemmas 7-10, Theorem 1, Corollary 3).
 
-The checks themselves (Checks of Deora et al.'s training analysis (Chapter 4 of the book): the descent lemma) live in :mod:`attention_theory.deora.checks.training`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+"Easy" data and a bad initialization with a target that raises every margin, the ``F-lin``
+fixture with its exact one-dimensional GD reduction (:func:`flin_margins`), the step-size
+condition of the descent lemma evaluated on the iterates (:func:`certified_step`,
+:func:`gd_run`), the maximum loss along a segment, cached GD runs, and the realizability point
+on ``F-lin`` used for Corollary 3.  The checks in :mod:`attention_theory.deora.checks.training`
+evaluate them (chapter ``book/deora/training.md``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every function here is a registered check (:func:`~attention_theory.verify.claim_check`).
 Its keyword arguments carry the statement's constant or formula, so the book calls
-it with the paper's version and ``tests/test_negative_controls_foundations.py``
+it with the paper's version and ``tests/foundations/test_negative_controls_foundations.py``
 calls it with a wrong one, which must raise
 :class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
 """
@@ -16,7 +16,6 @@ import numpy as np
 import torch
 
 from attention_theory.config import pick
-from attention_theory.foundations.check_instances import threshold_bound_ratios
 from attention_theory.foundations.covering import (
     covering_number,
     greedy_cover_size,
@@ -54,6 +53,7 @@ from attention_theory.foundations.softmax import (
     softmax_second_derivative,
 )
 from attention_theory.foundations.thresholds import (
+    threshold_bound_ratios,
     threshold_loss_matrix,
     threshold_sample,
     threshold_true_risks,

@@ -3,16 +3,20 @@
 ``x`` is uniform on ``{0, ..., m-1}``; the clean label is ``1{x >= cut}``, flipped
 with probability ``flip``.  The hypothesis class is the ``m + 1`` thresholds
 ``h_t(x) = 1{x >= t}``, ``t = 0..m``, with 0-1 loss.  Used to test the
-Rademacher generalization bound where nothing needs to be estimated.
+Rademacher generalization bound where nothing needs to be estimated
+(:func:`threshold_bound_ratios`, used by the Foundations complexity chapter and its checks).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attention_theory._validate import check_int, check_probability
+from attention_theory.foundations.rademacher import rademacher_exact, rademacher_mc
 
-__all__ = ["threshold_true_risks", "threshold_sample", "threshold_loss_matrix"]
+__all__ = ["threshold_true_risks", "threshold_sample", "threshold_loss_matrix", "threshold_bound_ratios"]
 
 
 def _check(m: int, cut: int, flip: float) -> tuple[int, int, float]:
@@ -48,3 +52,18 @@ def threshold_loss_matrix(x: np.ndarray, y: np.ndarray, m: int = 20) -> np.ndarr
     x, y = np.asarray(x), np.asarray(y)
     preds = (x[None, :] >= np.arange(m + 1)[:, None]).astype(int)
     return (preds != y[None, :]).astype(float)
+
+
+def threshold_bound_ratios(n: int, n_samples: int, delta: float, multiplier: float,
+                           rng: np.random.Generator, n_draws: int) -> np.ndarray:
+    """``sup_h gap / (multiplier * RHS)`` of Eq. (2.3) over independent samples of size ``n``."""
+    risks = threshold_true_risks()
+    out = np.empty(n_samples)
+    conf = 4.0 * math.sqrt(2.0 * math.log(4.0 / delta) / n)
+    for s in range(n_samples):
+        x, y = threshold_sample(n, rng)
+        L = threshold_loss_matrix(x, y)
+        gap = float(np.max(np.abs(L.mean(axis=1) - risks)))
+        rad = rademacher_exact(L) if n <= 12 else rademacher_mc(L, n_draws, seed=int(rng.integers(1 << 30)))[0]
+        out[s] = gap / (multiplier * (2.0 * rad + conf))
+    return out

@@ -1,8 +1,10 @@
-"""Instances, formulas and runs that :mod:`attention_theory.julistiono.checks.attention` evaluates.
+"""Instances and runs for the convergence lemmas of Julistiono, Tarzanagh & Azizan (reconstructed).
 
-The checks themselves (Checks of Julistiono, Tarzanagh & Azizan on the attention model: Assumption A, Definition 3,) live in :mod:`attention_theory.julistiono.checks.attention`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+Token selections (the globally and worst optimal ``alpha``), cone instances around the l_p
+max-margin direction and points inside the cone, the constants of Lemmas 17-21, gradients at
+saturated softmax, l_p-AttGD trajectories, and the runs of experiment E1. The checks of
+:mod:`attention_theory.julistiono.checks.attention` and :mod:`attention_theory.julistiono.experiments`
+use them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Instances, formulas and runs that :mod:`attention_theory.julistiono.checks.bregman` evaluates.
+"""Constants and trajectories of the Bregman-divergence lemmas of Julistiono et al. (App. A.2, A.4).
 
-The checks themselves (Checks of Julistiono, Tarzanagh & Azizan, Appendix A.2 and the mirror-descent tools of A.4:) live in :mod:`attention_theory.julistiono.checks.bregman`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The values of ``p`` the checks sweep, the constants ``c_1(p)``, ``c_2(p)`` of the norm-divergence
+comparisons and of Lemma 13, mirror-descent trajectories, and the outcome of Lemma 4 as it was
+first transcribed (a form the source does not support). The checks of
+:mod:`attention_theory.julistiono.checks.bregman` evaluate them.
 """
 
 from __future__ import annotations

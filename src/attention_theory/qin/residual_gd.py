@@ -1,8 +1,11 @@
-"""Instances, formulas and runs that :mod:`attention_theory.qin.checks.residual_gd` evaluates.
+"""Instances, Hessian tools and runs for the reconstructed Theorem 2 of Qin, Zhou & Zhu.
 
-The checks themselves (Checks of Qin, Zhou & Zhu (2025), Theorem 2 and its Step II, **as reconstructed**) live in :mod:`attention_theory.qin.checks.residual_gd`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+:class:`Instance` bundles a model, data and dimensions (random, or near a target with a chosen
+spectrum); :func:`hvp` and :func:`top_hessian` give Hessian-vector products and the top of the
+spectrum; :func:`lipschitz_context` draws the points of the block-wise Lipschitz checks and
+:func:`theorem2_run` trains GD and records the quantities of the linear rate. The checks of
+:mod:`attention_theory.qin.checks.residual_gd` and the experiments of
+:mod:`attention_theory.qin.experiments` use them.
 """
 
 from __future__ import annotations

@@ -87,22 +87,28 @@ PAPERS = {p.key: p.short for p in papers.PAPERS}
 
 
 class DependencyGraphDirective(Directive):
-    """``{dependency-graph} <paper>``: the blueprint graph of one paper's statements."""
+    """``{dependency-graph} [paper]``: the blueprint graph of one paper's statements, or, without
+    an argument, one graph per paper of :data:`attention_theory.papers.PAPERS` under a heading."""
 
     has_content = False
-    required_arguments = 1
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        paper = self.arguments[0].strip()
-        if paper not in PAPERS:
-            raise self.error(f"unknown paper {paper!r}; expected one of {sorted(PAPERS)}")
         env = self.state.document.settings.env
         if not hasattr(env, "attn_graph_docs"):
             env.attn_graph_docs = {}
-        env.attn_graph_docs[paper] = env.docname
-        node = graph_placeholder("")
-        node["paper"] = paper
-        return [node]
+        chosen = [self.arguments[0].strip()] if self.arguments else list(PAPERS)
+        out: list[nodes.Node] = []
+        for paper in chosen:
+            if paper not in PAPERS:
+                raise self.error(f"unknown paper {paper!r}; expected one of {sorted(PAPERS)}")
+            env.attn_graph_docs[paper] = env.docname
+            if not self.arguments:
+                out.append(nodes.rubric(text=PAPERS[paper]))
+            node = graph_placeholder("")
+            node["paper"] = paper
+            out.append(node)
+        return out
 
 
 class PaperStatusDirective(Directive):

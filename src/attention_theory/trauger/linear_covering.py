@@ -1,8 +1,8 @@
-"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.linear_covering` evaluates.
+"""Instances for the linear covering lemmas of Trauger & Tewari (Sec. 3, Apps. A-B).
 
-The checks themselves (Checks of Trauger & Tewari, Sec. 3 and Appendices A-B: Maurey and linear covering numbers) live in :mod:`attention_theory.trauger.checks.linear_covering`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+Strict ``<`` on instance arrays, uniform draws from l_1 balls, and the packing family of
+Lemma 3.4; the checks of :mod:`attention_theory.trauger.checks.linear_covering` and
+:mod:`~attention_theory.trauger.checks.multi_layer` use them.
 """
 
 from __future__ import annotations

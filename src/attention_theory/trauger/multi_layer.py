@@ -1,8 +1,8 @@
-"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.multi_layer` evaluates.
+"""Instances for the multi-layer covering bound of Trauger & Tewari (Sec. 4.3, Apps. E-F).
 
-The checks themselves (Checks of Trauger & Tewari, Sec. 4.3 and Appendices E-F: the multi-layer covering bound) live in :mod:`attention_theory.trauger.checks.multi_layer`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The terms of Lemma E.2 (as printed and as unrolled), the layer-1 counterexample to the printed
+form, sample inputs and l_{1,1} balls, and the composite cover of Theorem 4.2 built layer by
+layer. The checks of :mod:`attention_theory.trauger.checks.multi_layer` evaluate them.
 """
 
 from __future__ import annotations

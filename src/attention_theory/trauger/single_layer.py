@@ -1,8 +1,10 @@
-"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.single_layer` evaluates.
+"""Instances for the single-layer bounds of Trauger & Tewari (Sec. 4.1-4.2, Apps. C-D).
 
-The checks themselves (Checks of Trauger & Tewari, Sec. 4.1-4.2 and Appendices C-D: the single-layer Rademacher bound) live in :mod:`attention_theory.trauger.checks.single_layer`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+Sign patterns and expected Rademacher sums for exact small-``n`` complexities, the ``[CLS]`` row
+of a Sec. 2.6 head, activations as numpy functions, Monte-Carlo complexity curves against the
+sequence length ``T`` and the fitted rise of a curve in ``log T``. The checks of
+:mod:`attention_theory.trauger.checks.single_layer` and :mod:`~attention_theory.trauger.checks.word_masking`
+evaluate them; ``book/trauger/single-layer.md`` plots them.
 """
 
 from __future__ import annotations

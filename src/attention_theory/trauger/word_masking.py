@@ -1,8 +1,8 @@
-"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.word_masking` evaluates.
+"""The word-masking pre-training loss of Trauger & Tewari (Sec. 5, App. G).
 
-The checks themselves (Checks of Trauger & Tewari, Sec. 5 and App. G: masked-word prediction reduced to the scalar case) live in :mod:`attention_theory.trauger.checks.word_masking`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+The loss as printed, the masked logits it is built from, and a Monte-Carlo estimate of the
+loss class's complexity; the checks of :mod:`attention_theory.trauger.checks.word_masking`
+evaluate them.
 """
 
 from __future__ import annotations

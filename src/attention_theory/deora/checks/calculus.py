@@ -3,7 +3,7 @@ Proposition 1 and Lemma 5.
 
 Every function is a registered check; its keyword arguments carry the statement's
 formula or constant, so the book calls it with the paper's version and
-``tests/test_negative_controls_deora_calculus.py`` with a wrong one (which must raise
+``tests/deora/test_negative_controls_deora_calculus.py`` with a wrong one (which must raise
 :class:`~attention_theory.verify.ClaimViolation`).  Sizes follow ``ATTN_SCALE``.
 """
 
@@ -66,6 +66,7 @@ def check_eq1_absorption(absorb: Callable[..., tuple[Any, Any]] = _default_absor
         X = f64(rng.standard_normal((T, d)))
         WQ, WK = f64(rng.standard_normal((d, dh))), f64(rng.standard_normal((d, dh)))
         WV, Up = f64(rng.standard_normal((d, dv))), f64(rng.standard_normal((T, dv)))
+        # independent reference: the un-absorbed layer, written out (not the library's forward)
         attn = torch.softmax(X @ WQ @ WK.T @ X.T, dim=-1) @ X @ WV
         ref.append(float(torch.sum(Up * attn)))
         W, U = absorb(WQ, WK, WV, Up)
@@ -156,6 +157,7 @@ def check_eq2_vectorized(impl: Callable[..., torch.Tensor] = md.multi_head, *,
         Ws = WQ @ WK.transpose(1, 2)
         VO = WV @ WO                                        # (H, d, d)
         Us = Up.unsqueeze(0) @ VO.transpose(1, 2)            # U_h = U' (W_V W_O)^T
+        # independent reference: un-absorbed heads, one Python loop (not the library's forward)
         direct = sum(torch.softmax(X @ Ws[h] @ X.T, -1) @ X @ VO[h] for h in range(H))
         value = float(impl(X, Ws, Us))
         comp += [value, value]
@@ -186,8 +188,7 @@ def check_eq2_variance(scaling: Callable[[int], float] = lambda H: 1 / math.sqrt
             k = min(2000, m - start)
             Us = torch.randn(k, H, T, d, generator=g) / math.sqrt(T * d)
             Ws = torch.randn(k, H, d, d, generator=g) * c / d
-            S = torch.softmax(torch.einsum("td,khde,se->khts", X, Ws, X), -1)
-            out.append(torch.einsum("khts,sd,khtd->k", S, X, Us) * scaling(H))
+            out.append(md.multi_head_sum(X.unsqueeze(0), Ws, Us)[:, 0] * scaling(H))
         return torch.cat(out)
 
     def var_se(v: torch.Tensor) -> tuple[float, float]:
@@ -198,6 +199,7 @@ def check_eq2_variance(scaling: Callable[[int], float] = lambda H: 1 / math.sqrt
     # exact conditional variance given W: Var(Phi | W) = ||phi(X W X^T) X||_F^2 / (T d), so
     # Var Phi = E_W ||phi(X W X^T) X||_F^2 / (T d), estimated from W draws alone (low noise)
     Wr = torch.randn(50 * n, d, d, generator=g) * c / d
+    # independent reference: phi(X W X^T) X written out, not the library's forward under test
     q = (torch.softmax(torch.einsum("td,kde,se->kts", X, Wr, X), -1) @ X).pow(2).sum((1, 2)) / (T * d)
     ref_v, ref_se = float(q.mean()), float(q.std()) / math.sqrt(q.numel())
     zs, vals = [], []

@@ -2,7 +2,7 @@
 symmetry, and the paper's qualitative claims about Figures 2-5 with operational definitions.
 
 Called by ``book/deora/experiments.md`` and ``book/deora/planted-teacher.md``; negative controls in
-``tests/test_negative_controls_deora_experiments.py``.  Sizes follow ``ATTN_SCALE``.
+``tests/deora/test_negative_controls_deora_experiments.py``.  Sizes follow ``ATTN_SCALE``.
 """
 
 from __future__ import annotations

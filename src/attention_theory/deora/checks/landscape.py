@@ -2,7 +2,7 @@
 Corollary 1, Eqs. (14)-(16) and Proposition 4 (GLQC).
 
 Every registered check takes the statement's constant or formula as keyword arguments with
-the paper's value as default; ``tests/test_negative_controls_deora_landscape.py`` passes a
+the paper's value as default; ``tests/deora/test_negative_controls_deora_landscape.py`` passes a
 wrong one, which must raise :class:`~attention_theory.verify.ClaimViolation`.
 
 Shared helpers (also used by :mod:`attention_theory.deora.checks.training`):

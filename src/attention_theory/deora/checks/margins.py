@@ -659,7 +659,7 @@ def check_eq129(transpose: bool = False, *, names: tuple[str, ...] = ("A", "B", 
         k = cfg.n_relevant
 
         def scores(X: torch.Tensor) -> torch.Tensor:
-            return torch.einsum("ktd,de,kse->kts", X, W, X)
+            return md.head_scores(X, W.unsqueeze(0))[:, 0]
 
         rmin, imax = [], []
         for mode, s in instances(cfg, pick(100, 1000), seed):

@@ -6,7 +6,7 @@ regimes A-C, the combined-bound helper and the adversarial noise search (L-BFGS 
 coefficients, reparametrized so that Assumption 3 holds exactly at every iterate).
 
 Every registered check takes the statement's constant or formula as a keyword argument with the
-paper's value as default; ``tests/test_negative_controls_deora_mixture.py`` passes a wrong one.
+paper's value as default; ``tests/deora/test_negative_controls_deora_mixture.py`` passes a wrong one.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ The claim itself cannot be checked here (no SST-2, no ``roberta-base`` weights, 
 * ``substitute-learns``: the offline substitute (lexicon sentiment, from-scratch encoder)
   learns at smoke scale: the train loss decreases and the test accuracy exceeds 0.6 for every H.
 
-Called by ``book/deora/sst2.md``; negative controls in ``tests/test_negative_controls_deora_sst2.py``.
+Called by ``book/deora/sst2.md``; negative controls in ``tests/deora/test_negative_controls_deora_sst2.py``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Definition 1, (11), Lemmas 12-15, 22-26 and Lemma 4 (proved in A.5).
 Almost every display of the source fragment was lost; the statements checked here are the
 reconstructions of ``claims-julistiono.md`` (tags in the chapter).  Each check takes the
 statement's constant or formula as a keyword argument with the reconstructed value as default;
-``tests/test_negative_controls_julistiono.py`` passes a wrong one and requires
+``tests/julistiono/test_negative_controls_julistiono.py`` passes a wrong one and requires
 :class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
 """
 

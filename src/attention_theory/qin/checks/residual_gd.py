@@ -4,7 +4,7 @@ The source is a fragment whose formulas were lost (see ``book/qin/residual-gd.md
 statement checked here is the book's reconstruction, tagged as such in the chapter.  Each
 function is a registered check; its keyword arguments carry the statement's constant or
 formula, so the book calls it with the reconstructed version and
-``tests/test_negative_controls_qin.py`` with a wrong one (which must raise
+``tests/qin/test_negative_controls_qin.py`` with a wrong one (which must raise
 :class:`~attention_theory.verify.ClaimViolation`).  Sizes follow ``ATTN_SCALE``.
 """
 

@@ -3,7 +3,7 @@
 Every function here is a registered check (:func:`~attention_theory.verify.claim_check`).
 Keyword arguments carry the statement's constant or formula: the chapter
 ``book/trauger/linear-covering.md`` calls them with the paper's version and
-``tests/test_negative_controls_trauger_linear.py`` with a wrong one, which must
+``tests/trauger/test_negative_controls_trauger_linear.py`` with a wrong one, which must
 raise :class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
 
 Covers are checked with the strict inequality ``< eps`` of Sec. 2.4: the right

@@ -1,7 +1,7 @@
 """Checks of Trauger & Tewari, Sec. 2.6: the attention head, multi-head layer, L-layer block, read-out.
 
 The chapter ``book/trauger/model.md`` calls each check with the paper's definition;
-``tests/test_negative_controls_trauger_model.py`` calls it with a wrong variant (a
+``tests/trauger/test_negative_controls_trauger_model.py`` calls it with a wrong variant (a
 transposed factor, a causal mask, a projection in the wrong norm...), which must raise
 :class:`~attention_theory.verify.ClaimViolation`.
 """

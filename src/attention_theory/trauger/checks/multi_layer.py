@@ -2,7 +2,7 @@
 
 Every function is a registered check.  Keyword arguments carry the statement's constant or
 formula: ``book/trauger/multi-layer.md`` calls them with the paper's version and
-``tests/test_negative_controls_trauger_multilayer.py`` with a wrong one, which must raise
+``tests/trauger/test_negative_controls_trauger_multilayer.py`` with a wrong one, which must raise
 :class:`~attention_theory.verify.ClaimViolation`.
 
 The perturbation quantities of Lemma E.2 and of the unrolled bound (App. E) are computed

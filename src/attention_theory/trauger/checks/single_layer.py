@@ -3,7 +3,7 @@
 Every function decorated with :func:`~attention_theory.verify.claim_check` is a registered
 check; keyword arguments carry the statement's constant, formula or orientation.  The chapter
 ``book/trauger/single-layer.md`` calls them with the paper's version and
-``tests/test_negative_controls_trauger_single_layer.py`` with a wrong one, which must raise
+``tests/trauger/test_negative_controls_trauger_single_layer.py`` with a wrong one, which must raise
 :class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
 
 The model is :mod:`attention_theory.trauger.single_layer_model`; the explicit pre-O bounds

@@ -17,7 +17,7 @@ Three kinds of check:
   one-sided Kendall-tau test of a *decrease* over ``T >= tail_from`` is not significant.
 
 Keyword arguments carry the statement (threshold, rule, sign); the chapter uses the
-paper's/book's values and ``tests/test_negative_controls_trauger_experiment.py`` wrong ones.
+paper's/book's values and ``tests/trauger/test_negative_controls_trauger_experiment.py`` wrong ones.
 """
 
 from __future__ import annotations

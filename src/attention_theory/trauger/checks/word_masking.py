@@ -1,7 +1,7 @@
 """Checks of Trauger & Tewari, Sec. 5 and App. G: masked-word prediction reduced to the scalar case.
 
 The chapter ``book/trauger/word-masking.md`` calls these with the paper's version;
-``tests/test_negative_controls_trauger_word_masking.py`` with a wrong one.  The 2-Lipschitz
+``tests/trauger/test_negative_controls_trauger_word_masking.py`` with a wrong one.  The 2-Lipschitz
 property of the cross-entropy (``trauger-app-g``) is checked in the Foundations chapter.
 """
 

@@ -1,8 +1,8 @@
-"""Instances, formulas and runs that :mod:`attention_theory.trauger.checks.sparse_majority` evaluates.
+"""Evaluation of sparse-majority runs (Trauger & Tewari, Sec. 6, Figures 1-3).
 
-The checks themselves (Checks of Trauger & Tewari, Sec. 6: the sparse-majority experiment (Figures 1-3)) live in :mod:`attention_theory.trauger.checks.sparse_majority`;
-this module holds what they compute, so chapters and experiments can use it without
-importing a check.
+:func:`reevaluate` recomputes a run's losses and accuracy from its saved parameters, and
+:func:`kendall_trend` tests a per-``T`` curve for a monotone trend; the checks of
+:mod:`attention_theory.trauger.checks.sparse_majority` use them.
 """
 
 from __future__ import annotations
