@@ -6,21 +6,29 @@ folder its results go to, and any options of its own. :func:`run_cli` gives all 
 the same options, checks, progress and provenance::
 
     python -m attention_theory run <paper> <experiment> [--scale smoke|full] [--parts P ...]
-                                   [--out DIR] [--device cpu|cuda] [--no-progress] [options]
+                                   [--out DIR] [--device cpu|cuda] [--no-progress] [--restart]
+                                   [options]
     python -m attention_theory list
 
 Each part writes one JSON file (``<name>.json`` at full scale, ``<name>-smoke.json`` at smoke
 scale unless the part names its files itself) with :func:`attention_theory.results.write_result`;
 the provenance records the configuration the part returned, the scale, device, thread count,
 wall time, and the commit and tree state both at the start and at the end of the run.
+
+Before any work the output folder is proved writable, temporary files that an interrupted
+write left there are removed, and with ``--restart`` its checkpoints are moved aside
+(:func:`move_checkpoints_aside`), so the run starts afresh instead of resuming.  A checkpoint
+that is damaged or was written for another configuration stops the run with one line naming it.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime as _dt
 import importlib
 import math
+import re
 import sys
 import tempfile
 import time
@@ -31,10 +39,22 @@ from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
 from attention_theory.papers import PAPERS
 from attention_theory.provenance import git_commit
-from attention_theory.results import provenance, repo_results_dir, source_dirty, write_result
+from attention_theory.results import (
+    CheckpointError,
+    clean_temporary_files,
+    provenance,
+    repo_results_dir,
+    source_dirty,
+    write_result,
+)
 
 __all__ = ["RunContext", "PartResult", "Part", "Experiment", "experiments", "find_experiment",
-           "run_cli", "ensure_writable", "positive_int", "nonnegative_int", "positive_float"]
+           "run_cli", "ensure_writable", "move_checkpoints_aside", "CHECKPOINT_NAME",
+           "positive_int", "nonnegative_int", "positive_float"]
+
+#: Names of checkpoint files in an output folder (``checkpoint-*`` or hidden ``.*checkpoint*``),
+#: not counting files already moved aside (``*.moved-<timestamp>``).
+CHECKPOINT_NAME = re.compile(r"^(checkpoint-.*|\..*checkpoint.*)$")
 
 
 # argparse types: a bad value exits with status 2 and a one-line message naming the option
@@ -169,6 +189,29 @@ def ensure_writable(folder: Path) -> Path:
     return folder
 
 
+def move_checkpoints_aside(folder: Path, *, now: _dt.datetime | None = None) -> list[tuple[Path, Path]]:
+    """Rename every checkpoint file of ``folder`` (names matching :data:`CHECKPOINT_NAME`) to
+    ``<name>.moved-<UTC timestamp>``, so the next run starts afresh and nothing is lost.
+
+    Returns ``[(old path, new path), ...]``; files already moved aside are left alone.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    moved = []
+    for f in sorted(folder.iterdir()):
+        if not f.is_file() or ".moved-" in f.name or not CHECKPOINT_NAME.match(f.name):
+            continue
+        dest, k = f.with_name(f"{f.name}.moved-{stamp}"), 1
+        while dest.exists():
+            k += 1
+            dest = f.with_name(f"{f.name}.moved-{stamp}-{k}")
+        f.rename(dest)
+        moved.append((f, dest))
+    return moved
+
+
 def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description=exp.description)
     ap.add_argument("--scale", choices=SCALES, default=None,
@@ -183,6 +226,9 @@ def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     ap.add_argument("--skip-existing", action="store_true",
                     help="skip parts whose result file already exists in the output folder")
+    ap.add_argument("--restart", action="store_true",
+                    help="start afresh: move the output folder's checkpoints (checkpoint-*, .*checkpoint*) "
+                         "aside to <name>.moved-<UTC timestamp> before running")
     if exp.add_options is not None:
         exp.add_options(ap)
     return ap
@@ -193,6 +239,9 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
 
     Returns ``{part name: path written}``. Invalid arguments exit with status 2 and a one-line
     message (argparse); an output folder that cannot be written stops the run before any work.
+    Before any work, stale ``.tmp-*`` files of the output folder are removed and, with
+    ``--restart``, its checkpoints are moved aside (each move is printed).  A damaged checkpoint
+    or one written for another configuration exits with its one-line message.
     """
     ap = _parser(exp, prog or f"python -m attention_theory run {exp.paper} {exp.name}")
     args = ap.parse_args(list(argv) if argv is not None else None)
@@ -211,6 +260,14 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
             print(problem, file=sys.stderr)
             raise SystemExit(2)
     ensure_writable(out)
+    for tmp in clean_temporary_files(out):
+        print(f"removed {tmp} (left by an interrupted write)", flush=True)
+    if args.restart:
+        moved = move_checkpoints_aside(out)
+        for old, new in moved:
+            print(f"--restart: moved {old} -> {new}", flush=True)
+        if not moved:
+            print(f"--restart: no checkpoint in {out}", flush=True)
     # the code that runs is the code at the start; provenance() reads the tree again at the end
     at_start = {"commit_at_start": git_commit(), "uncommitted_source_changes_at_start": source_dirty()}
     written: dict[str, Path] = {}
@@ -220,8 +277,11 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
             print(f"{exp.paper} {exp.name} {part.name}: {target} exists, skipped", flush=True)
             continue
         t0 = time.perf_counter()
-        with use_scale(scale):
-            res = part.run(ctx)
+        try:
+            with use_scale(scale):
+                res = part.run(ctx)
+        except CheckpointError as exc:
+            raise SystemExit(f"error: {exc}") from None
         wall = time.perf_counter() - t0
         import torch
 

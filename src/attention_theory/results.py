@@ -8,18 +8,30 @@ files with :func:`read_result` and print :func:`describe_provenance` under the
 figure, so a reader always knows which run a picture shows.
 
 Writes are atomic (a temporary file in the same folder, then :func:`os.replace`):
-an interrupted run never leaves a half-written result or checkpoint behind.
+an interrupted run never leaves a half-written result or checkpoint behind.  A write that
+fails removes its temporary file; a process killed while writing can leave one (``.tmp-*``),
+which :func:`clean_temporary_files` removes later (the experiment command does, before work).
+
+Checkpoints (:func:`save_checkpoint`, :func:`save_json_checkpoint`) carry a format version and
+a SHA-256 checksum of their payload, and optionally the configuration they were written for;
+loading verifies both, so a truncated, zeroed or garbled file, or one from another
+configuration, stops the run with one line naming the file (:class:`CorruptCheckpoint`,
+:class:`CheckpointMismatch`) instead of resuming from wrong numbers.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import io
 import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
+import time
+import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -30,14 +42,29 @@ __all__ = [
     "device_name",
     "provenance",
     "repo_results_dir",
+    "atomic_write_bytes",
     "atomic_write_text",
     "atomic_write_json",
+    "clean_temporary_files",
     "write_result",
     "read_result",
     "describe_provenance",
+    "CHECKPOINT_FORMAT",
+    "CheckpointError",
+    "CorruptCheckpoint",
+    "CheckpointMismatch",
     "save_checkpoint",
     "load_checkpoint",
+    "save_json_checkpoint",
+    "load_json_checkpoint",
 ]
+
+#: Version of the checkpoint layout written by :func:`save_checkpoint` and
+#: :func:`save_json_checkpoint`; loading refuses any other.
+CHECKPOINT_FORMAT = 1
+
+#: Prefix of the temporary files of the atomic writers (removed by :func:`clean_temporary_files`).
+TEMP_PREFIX = ".tmp-"
 
 #: Keys every provenance block carries (``read_result`` refuses files without them).
 PROVENANCE_KEYS = ("package_version", "commit", "date", "device", "torch_version", "python_version",
@@ -118,22 +145,60 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
     return jsonable(block)
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (parent folders are created)."""
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (parent folders are created).
+
+    The bytes go to a temporary ``.tmp-*`` file in the same folder, are flushed to disk, and the
+    file is renamed over ``path`` (:func:`os.replace`), so ``path`` holds either the old or the new
+    content, never a mixture.  A failed write removes its temporary file.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX, suffix=target.suffix)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
+    finally:
+        if os.path.exists(tmp):  # the write failed before the rename
             os.unlink(tmp)
-        raise
     return target
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`)."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def clean_temporary_files(folder: str | os.PathLike, *, older_than_s: float = 600.0) -> list[Path]:
+    """Remove the ``.tmp-*`` files an interrupted atomic write left in ``folder``.
+
+    Only files last modified more than ``older_than_s`` seconds ago are removed, so a write in
+    progress in another process is left alone.  Not recursive.  Returns the removed paths (a
+    missing folder has none).  Called by :func:`attention_theory.experiment.run_cli` on the
+    output folder before any work.
+    """
+    try:
+        older_than_s = float(older_than_s)
+    except (TypeError, ValueError):
+        raise TypeError(f"older_than_s must be a number, got {type(older_than_s).__name__}") from None
+    if not older_than_s >= 0 or older_than_s == float("inf"):
+        raise ValueError(f"older_than_s must be a finite number >= 0, got {older_than_s!r}")
+    base = Path(folder)
+    if not base.is_dir():
+        return []
+    cutoff = time.time() - older_than_s
+    removed = []
+    for f in sorted(base.glob(TEMP_PREFIX + "*")):
+        try:
+            if f.is_file() and not f.is_symlink() and f.stat().st_mtime <= cutoff:
+                f.unlink()
+                removed.append(f)
+        except FileNotFoundError:  # removed meanwhile by its writer
+            continue
+    return removed
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
@@ -185,29 +250,197 @@ def describe_provenance(prov: Mapping[str, Any]) -> str:
             f"torch {prov.get('torch_version')}, wall time {wall_s}")
 
 
-def save_checkpoint(path: str | os.PathLike, state: Mapping[str, Any]) -> Path:
-    """Save a checkpoint (any ``torch.save``-able mapping) atomically."""
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be resumed from; the message is one line naming the file and
+    saying how to start afresh."""
+
+    def __init__(self, path: str | os.PathLike, problem: str) -> None:
+        self.path = Path(path)
+        self.problem = " ".join(str(problem).split())  # one line, whatever the cause said
+        super().__init__(f"checkpoint {self.path} {self.problem}; rerun with --restart to move it "
+                         f"aside, or delete {self.path}")
+
+
+class CorruptCheckpoint(CheckpointError):
+    """The file is empty, truncated, garbled or fails its checksum."""
+
+
+class CheckpointMismatch(CheckpointError):
+    """The checkpoint is intact but was written for another configuration."""
+
+
+_CHECKSUM_RECORD = ".attention_theory_checksum.json"
+
+
+def _canonical_json(obj: Any) -> bytes:
+    """Key-sorted, compact JSON of ``obj`` after a JSON round trip (int keys become strings), so
+    the same content always gives the same bytes."""
+    normal = json.loads(json.dumps(jsonable(obj)))
+    return json.dumps(normal, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check_config(path: Path, saved: Any, config: Any) -> None:
+    """Raise :class:`CheckpointMismatch` when ``config`` (given) differs from the saved one."""
+    if config is None:
+        return
+    want = json.loads(_canonical_json(config))
+    if saved == want:
+        return
+    if saved is None:
+        raise CheckpointMismatch(path, "was written for another configuration (it records none)")
+    if isinstance(saved, dict) and isinstance(want, dict):
+        keys = sorted(k for k in set(saved) | set(want) if saved.get(k, "<absent>") != want.get(k, "<absent>"))
+        shown = ", ".join(f"{k}: saved {saved.get(k, '<absent>')!r}, now {want.get(k, '<absent>')!r}"
+                          for k in keys[:3])
+        more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+        raise CheckpointMismatch(path, f"was written for another configuration ({shown}{more})")
+    raise CheckpointMismatch(path, "was written for another configuration")
+
+
+def _records_digest(zf: zipfile.ZipFile, skip: str) -> tuple[str, int]:
+    """SHA-256 over every record of a ``torch.save`` archive except ``skip`` (name, size and bytes,
+    in archive order), and the number of payload bytes; ``zipfile`` checks each CRC-32 too."""
+    h, total = hashlib.sha256(), 0
+    for info in zf.infolist():
+        if info.filename == skip:
+            continue
+        data = zf.read(info)
+        total += len(data)
+        h.update(info.filename.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
+        h.update(data)
+    return h.hexdigest(), total
+
+
+def save_checkpoint(path: str | os.PathLike, state: Mapping[str, Any], *,
+                    config: Mapping[str, Any] | None = None) -> Path:
+    """Save a checkpoint (any ``torch.save``-able mapping) atomically, with its checksum.
+
+    The file is the ``torch.save`` archive of ``dict(state)`` (so ``torch.load`` still reads
+    it) plus one record, ``<archive>/.attention_theory_checksum.json``: the format version
+    :data:`CHECKPOINT_FORMAT`, the SHA-256 of the payload (every other record: name, size and
+    bytes), its size, and ``config`` as JSON when given.  :func:`load_checkpoint` verifies all of
+    it.  Written with :func:`atomic_write_bytes`: a process killed mid-write leaves the previous
+    checkpoint intact.
+    """
     import torch
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".pt")
-    os.close(fd)
-    try:
-        torch.save(dict(state), tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return target
+    if not isinstance(state, Mapping):
+        raise TypeError(f"state must be a mapping, got {type(state).__name__}")
+    buf = io.BytesIO()
+    torch.save(dict(state), buf)
+    with zipfile.ZipFile(buf, "a") as zf:
+        names = zf.namelist()
+        name = f"{names[0].split('/')[0]}/{_CHECKSUM_RECORD}"
+        digest, size = _records_digest(zf, name)
+        meta = {"format": CHECKPOINT_FORMAT, "payload_sha256": digest, "payload_bytes": size,
+                "records": len(names),
+                "config": None if config is None else json.loads(_canonical_json(config))}
+        zf.writestr(name, json.dumps(meta, sort_keys=True))
+    return atomic_write_bytes(path, buf.getvalue())
 
 
-def load_checkpoint(path: str | os.PathLike) -> dict[str, Any] | None:
-    """The checkpoint at ``path``, or ``None`` when there is none (a fresh start)."""
+def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None = None
+                    ) -> dict[str, Any] | None:
+    """The checkpoint at ``path``, or ``None`` when there is none (a fresh start).
+
+    Raises :class:`CorruptCheckpoint` (a ``ValueError``) when the file is empty, truncated, not a
+    checkpoint of this format, or fails its checksum, and :class:`CheckpointMismatch` when
+    ``config`` is given and differs from the configuration saved with it; both messages are one
+    line naming the file and saying how to start afresh (``--restart`` or delete it).
+    """
     import torch
 
     p = Path(path)
     if not p.exists():
         return None
-    return torch.load(p, map_location="cpu", weights_only=False)
+    data = p.read_bytes()
+    if not data:
+        raise CorruptCheckpoint(p, "is empty (0 bytes)")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = [n for n in zf.namelist() if n.endswith("/" + _CHECKSUM_RECORD)]
+            if len(names) != 1:
+                raise CorruptCheckpoint(p, "has no checksum record (damaged, or written by an older "
+                                           "version or another program)")
+            try:
+                meta = json.loads(zf.read(names[0]))
+                fmt = meta["format"]
+                want, size = str(meta["payload_sha256"]), int(meta["payload_bytes"])
+                n_records = int(meta["records"])
+            except (ValueError, KeyError, TypeError):
+                raise CorruptCheckpoint(p, "has an unreadable checksum record") from None
+            if fmt != CHECKPOINT_FORMAT:
+                raise CorruptCheckpoint(p, f"has format {fmt!r}; this version reads format "
+                                           f"{CHECKPOINT_FORMAT}")
+            if len(zf.infolist()) != n_records + 1:
+                raise CorruptCheckpoint(p, f"has {len(zf.infolist()) - 1} payload records, "
+                                           f"{n_records} were written")
+            digest, got = _records_digest(zf, names[0])
+    except CorruptCheckpoint:
+        raise
+    except Exception as exc:  # zipfile.BadZipFile (no archive, bad CRC-32), EOFError, ...
+        raise CorruptCheckpoint(p, f"is truncated or damaged ({len(data)} bytes; {exc})") from None
+    if got != size or digest != want:
+        raise CorruptCheckpoint(p, f"fails its SHA-256 checksum ({got} of {size} payload bytes; "
+                                   "the payload was damaged)")
+    _check_config(p, meta.get("config"), config)
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=False)
+    except Exception as exc:  # intact bytes that this code cannot unpickle
+        raise CorruptCheckpoint(p, f"cannot be read by this version ({type(exc).__name__}: {exc})") from None
+    if not isinstance(state, dict):
+        raise CorruptCheckpoint(p, f"holds a {type(state).__name__}, not a mapping")
+    return state
+
+
+def save_json_checkpoint(path: str | os.PathLike, payload: Mapping[str, Any], *,
+                         config: Mapping[str, Any] | None = None) -> Path:
+    """Save a JSON checkpoint atomically: ``{"checkpoint_format", "sha256", "config", "payload"}``
+    where ``sha256`` covers the canonical JSON (key-sorted, compact) of ``payload`` and ``config``.
+
+    For runs whose state is plain JSON (lists of finished runs); :func:`load_json_checkpoint`
+    verifies it.
+    """
+    if not isinstance(payload, Mapping):
+        raise TypeError(f"payload must be a mapping, got {type(payload).__name__}")
+    body = json.loads(_canonical_json(dict(payload)))
+    cfg = None if config is None else json.loads(_canonical_json(config))
+    digest = _sha256(_canonical_json({"config": cfg, "payload": body}))
+    return atomic_write_json(path, {"checkpoint_format": CHECKPOINT_FORMAT, "sha256": digest,
+                                    "config": cfg, "payload": body})
+
+
+def load_json_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None = None
+                         ) -> dict[str, Any] | None:
+    """The payload of the JSON checkpoint at ``path`` (``None`` when there is none).
+
+    Raises :class:`CorruptCheckpoint` for an empty, truncated, garbled or checksum-failing file
+    and :class:`CheckpointMismatch` when ``config`` is given and differs from the saved one (one
+    line naming the file, as :func:`load_checkpoint`).
+    """
+    p = Path(path)
+    if not p.exists():
+        return None
+    data = p.read_bytes()
+    if not data:
+        raise CorruptCheckpoint(p, "is empty (0 bytes)")
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise CorruptCheckpoint(p, f"is not valid JSON ({len(data)} bytes; truncated or damaged)") from None
+    if not isinstance(obj, dict) or "payload" not in obj or "sha256" not in obj:
+        raise CorruptCheckpoint(p, "is not a checkpoint of this format (no checksum; damaged, or written "
+                                   "by an older version)")
+    if obj.get("checkpoint_format") != CHECKPOINT_FORMAT:
+        raise CorruptCheckpoint(p, f"has format {obj.get('checkpoint_format')!r}; this version reads "
+                                   f"format {CHECKPOINT_FORMAT}")
+    if not isinstance(obj["payload"], dict):
+        raise CorruptCheckpoint(p, "has a payload that is not a mapping")
+    if _sha256(_canonical_json({"config": obj.get("config"), "payload": obj["payload"]})) != obj["sha256"]:
+        raise CorruptCheckpoint(p, "fails its SHA-256 checksum (the payload was damaged)")
+    _check_config(p, obj.get("config"), config)
+    return obj["payload"]

@@ -24,7 +24,7 @@ def _toy(calls):
 def test_every_paper_experiment_is_declared_and_found():
     found = experiment.experiments()
     declared = sum(len(p.experiments) for p in papers.PAPERS)
-    assert len(found) == declared == 5
+    assert len(found) == declared >= 5
     for (paper, name), exp in found.items():
         assert exp.parts and experiment.find_experiment(paper, name) is exp
 

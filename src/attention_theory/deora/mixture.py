@@ -59,10 +59,11 @@ def glin(cfg: dm1.DM1Config) -> float:
 
 def combined_bound(parts: dict[str, tuple[Any, Any]], description: str, *, seed: int | None = None,
                    params: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
-                   rtol: float = 1e-9, atol: float = 0.0) -> CheckRecord:
+                   rtol: float = 1e-9, atol: float = 0.0, tolerance_reason: str | None = None) -> CheckRecord:
     """Check several ``lhs <= rhs`` families at once; a failing family is named in the error.
 
-    The record's ``extra["worst_by_part"]`` holds each family's worst ratio.
+    The record's ``extra["worst_by_part"]`` holds each family's worst ratio.  Tolerances follow
+    :func:`attention_theory.verify.check_bound` (``tolerance_reason`` above the maxima).
     """
     worst, failed, L, R = {}, [], [], []
     for name, (lhs, rhs) in parts.items():
@@ -70,7 +71,7 @@ def combined_bound(parts: dict[str, tuple[Any, Any]], description: str, *, seed:
         rhs = np.atleast_1d(np.asarray(rhs, dtype=float)).ravel()
         if rhs.size == 1 and lhs.size > 1:
             rhs = np.full_like(lhs, rhs[0])
-        o = bound_outcome(lhs, rhs, rtol=rtol, atol=atol)
+        o = bound_outcome(lhs, rhs, rtol=rtol, atol=atol, tolerance_reason=tolerance_reason)
         worst[name] = o.worst
         if not o.passed:
             failed.append(f"[{name}] {o.summary()} (lhs {o.detail['lhs_at_worst']:.6g} vs rhs "
@@ -82,7 +83,7 @@ def combined_bound(parts: dict[str, tuple[Any, Any]], description: str, *, seed:
     ex = {"worst_by_part": worst}
     ex.update(extra or {})
     return check_bound(np.concatenate(L), np.concatenate(R), description, rtol=rtol, atol=atol,
-                       seed=seed, params=params, extra=ex)
+                       tolerance_reason=tolerance_reason, seed=seed, params=params, extra=ex)
 
 
 def adversarial_search(cfg: dm1.DM1Config, objective: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],

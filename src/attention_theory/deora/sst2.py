@@ -54,7 +54,7 @@ from attention_theory.experiment import (
     nonnegative_int,
     positive_int,
 )
-from attention_theory.results import atomic_write_json, repo_results_dir
+from attention_theory.results import load_json_checkpoint, repo_results_dir, save_json_checkpoint
 
 __all__ = ["PAPER", "DEFAULT_MODEL", "FETCH_MODEL", "FETCH_DATA", "load_sst2", "read_glue_tsv",
            "build_model", "load_tokenizer", "write_fixture", "quiet_transformers", "evaluate", "finetune", "missing_assets", "assets_message",
@@ -558,17 +558,16 @@ def run_substitute(config: dict[str, Any] | None = None, *, progress: bool = Tru
     """Every ``(H, seed)`` run of the substitute; ``runs[H]`` is the list over seeds.
 
     The data of seed ``s`` (train and test) is shared by all head counts, so the comparison
-    across ``H`` is paired. With ``checkpoint``, finished runs are saved after each run and
-    reused when the same configuration is started again (resume after an interruption).
+    across ``H`` is paired. With ``checkpoint``, finished runs are saved after each run (with a
+    SHA-256 checksum, :func:`attention_theory.results.save_json_checkpoint`) and reused when the
+    same configuration is started again (resume after an interruption); a damaged checkpoint
+    raises :class:`attention_theory.results.CorruptCheckpoint` naming the file.
     """
     cfg = dict(config or substitute_config())
     done: dict[str, Any] = {}
-    if checkpoint is not None and Path(checkpoint).exists():
-        import json
-
-        ck = json.loads(Path(checkpoint).read_text())
-        if _same_runs(ck.get("config", {}), _jsonable_cfg(cfg)):
-            done = ck["runs"]
+    ck = load_json_checkpoint(checkpoint) if checkpoint is not None else None
+    if ck is not None and _same_runs(ck.get("config", {}), _jsonable_cfg(cfg)):
+        done = ck["runs"]
     runs: dict[int, list[dict[str, Any]]] = {H: [] for H in cfg["heads"]}
     for s in cfg["seeds"]:
         data = ls.lexicon_dataset(cfg["n_train"], cfg["n_test"], seed=s, max_len=cfg["max_len"],
@@ -583,7 +582,7 @@ def run_substitute(config: dict[str, Any] | None = None, *, progress: bool = Tru
             runs[H].append(r)
             if checkpoint is not None:
                 done[key] = r
-                atomic_write_json(checkpoint, {"config": _jsonable_cfg(cfg), "runs": done})
+                save_json_checkpoint(checkpoint, {"config": _jsonable_cfg(cfg), "runs": done})
     return {"config": cfg, "runs": runs}
 
 

@@ -479,8 +479,9 @@ def check_logistic_curvature(curvature_bound: float = 0.25, slope_bound: float =
     """``0 < l'' <= 1/4`` (max at 0), ``|l'| <= 1``, and ``l(log(1/eps)) <= eps``."""
     z = _z_grid()
     eps = 10.0 ** -np.linspace(0.01, 12, 500)
-    check_bound(-logistic_loss_d2(z[np.abs(z) < 30]), 0.0, "l'' > 0 (strict convexity) where representable",
-                atol=-1e-300, seed=seed, check="strict-convexity")
+    # strict: -l'' <= -1e-300, i.e. l'' >= 1e-300 > 0 (the right side is negative, not a tolerance)
+    check_bound(-logistic_loss_d2(z[np.abs(z) < 30]), -1e-300, "l'' > 0 (strict convexity) where representable",
+                rtol=0.0, seed=seed, check="strict-convexity")
     lhs = np.concatenate([logistic_loss_d2(z) / curvature_bound, np.abs(logistic_loss_d1(z)) / slope_bound,
                           logistic_loss(np.log(1 / eps)) / eps])
     return check_bound(lhs, np.ones_like(lhs), f"l'' <= {curvature_bound:g}, |l'| <= {slope_bound:g}, "

@@ -15,6 +15,9 @@ Three kinds of outcome are compared against what a statement says:
 * :func:`interval_outcome` ``low <= value <= high`` (scaling exponents,
   statistical agreement).
 
+A NaN or an infinity among the compared numbers never passes, and a tolerance above
+:data:`MAX_RTOL` / :data:`MAX_ATOL` needs a ``tolerance_reason`` that the record keeps.
+
 Checks themselves are package functions decorated with :func:`claim_check`; a
 chapter calls them with the paper's constants and ``tests/`` calls them with a
 deliberately wrong constant or formula, which must raise (the negative control).
@@ -32,9 +35,12 @@ from attention_theory.verify.contract import (
     registered_checks,
 )
 from attention_theory.verify.outcomes import (
+    MAX_ATOL,
+    MAX_RTOL,
     ClaimViolation,
     Outcome,
     bound_outcome,
+    check_tolerances,
     identity_outcome,
     interval_outcome,
 )
@@ -68,4 +74,7 @@ __all__ = [
     "summarize_registry",
     "CLAIM_ID_PATTERN",
     "STATUSES",
+    "MAX_RTOL",
+    "MAX_ATOL",
+    "check_tolerances",
 ]

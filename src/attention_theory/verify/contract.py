@@ -141,21 +141,36 @@ def _finish(outcome: Outcome, description: str, claim_id: str | None, check: str
 
 
 def check_bound(lhs: Any, rhs: Any, description: str, *, rtol: float = 1e-9, atol: float = 0.0,
+                tolerance_reason: str | None = None,
                 claim_id: str | None = None, check: str | None = None,
                 params: dict[str, Any] | None = None, seed: int | None = None,
                 device: str | None = None, extra: dict[str, Any] | None = None) -> CheckRecord:
-    """Assert ``lhs <= rhs`` on every instance, record the worst ratio, raise otherwise."""
-    return _finish(bound_outcome(lhs, rhs, rtol=rtol, atol=atol), description, claim_id, check,
-                   params, seed, device, extra)
+    """Assert ``lhs <= rhs * (1 + rtol) + atol`` on every instance, record the worst ratio,
+    raise :class:`ClaimViolation` otherwise.
+
+    A NaN or an infinity on either side raises :class:`ClaimViolation` naming the side and the
+    instance.  ``rtol``/``atol`` above :data:`~attention_theory.verify.outcomes.MAX_RTOL` /
+    :data:`~attention_theory.verify.outcomes.MAX_ATOL` need ``tolerance_reason`` (recorded in
+    the record's ``detail``); a negative, infinite or NaN tolerance raises ``ValueError``.
+    Nothing is written unless the bound holds.
+    """
+    return _finish(bound_outcome(lhs, rhs, rtol=rtol, atol=atol, tolerance_reason=tolerance_reason),
+                   description, claim_id, check, params, seed, device, extra)
 
 
 def check_identity(computed: Any, reference: Any, description: str, *, atol: float = 1e-12,
-                   rtol: float = 0.0, claim_id: str | None = None, check: str | None = None,
+                   rtol: float = 0.0, tolerance_reason: str | None = None,
+                   claim_id: str | None = None, check: str | None = None,
                    params: dict[str, Any] | None = None, seed: int | None = None,
                    device: str | None = None, extra: dict[str, Any] | None = None) -> CheckRecord:
-    """Assert ``computed == reference`` to tolerance, raise otherwise."""
-    return _finish(identity_outcome(computed, reference, atol=atol, rtol=rtol), description,
-                   claim_id, check, params, seed, device, extra)
+    """Assert ``|computed - reference| <= atol + rtol |reference|`` on every instance, raise
+    :class:`ClaimViolation` otherwise (also for a NaN or an infinity on either side).
+
+    Tolerances follow the rules of :func:`check_bound` (``tolerance_reason`` above the maxima).
+    """
+    return _finish(identity_outcome(computed, reference, atol=atol, rtol=rtol,
+                                    tolerance_reason=tolerance_reason),
+                   description, claim_id, check, params, seed, device, extra)
 
 
 def check_interval(value: float, low: float, high: float, description: str, *,
@@ -163,7 +178,10 @@ def check_interval(value: float, low: float, high: float, description: str, *,
                    params: dict[str, Any] | None = None, seed: int | None = None,
                    device: str | None = None, n_instances: int | None = None,
                    extra: dict[str, Any] | None = None) -> CheckRecord:
-    """Assert ``low <= value <= high`` (a fitted slope, a test statistic...)."""
+    """Assert ``low <= value <= high`` (a fitted slope, a test statistic...).
+
+    ``low`` and ``high`` must be finite (``ValueError``); a NaN or infinite ``value`` raises
+    :class:`ClaimViolation`."""
     out = interval_outcome(value, low, high)
     if n_instances is not None:
         out = dataclasses.replace(out, n_instances=check_int(n_instances, "n_instances"))

@@ -5,6 +5,18 @@
 * :func:`identity_outcome` ``|computed - reference| <= atol + rtol |reference|``; the tightness is
   the worst error divided by its tolerance;
 * :func:`interval_outcome` ``low <= value <= high`` (scaling exponents, statistical agreement).
+
+Two rules keep an outcome from passing by accident:
+
+* **finite inputs**: a NaN or an infinity anywhere in ``lhs``, ``rhs``, ``computed``,
+  ``reference`` or an interval's ``value`` fails the outcome, and ``detail["non_finite"]`` says
+  which side and which instance (a check whose bound is vacuous on some instances, e.g.
+  ``rhs = inf``, filters those instances itself and says so);
+* **bounded tolerances**: ``rtol`` and ``atol`` must be finite, non-negative and at most
+  :data:`MAX_RTOL` / :data:`MAX_ATOL` (``ValueError`` naming the argument otherwise).  A looser
+  tolerance is accepted only with ``tolerance_reason="..."`` (a sentence saying why the compared
+  numbers are not exact: a solver's accuracy, a grid, a float32 run, Monte-Carlo error), which
+  is recorded in the outcome's ``detail``.
 """
 
 from __future__ import annotations
@@ -15,7 +27,25 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ClaimViolation", "Outcome", "bound_outcome", "identity_outcome", "interval_outcome"]
+__all__ = ["ClaimViolation", "Outcome", "MAX_RTOL", "MAX_ATOL", "MIN_REASON_CHARS", "check_tolerances",
+           "bound_outcome", "identity_outcome", "interval_outcome"]
+
+#: Largest relative tolerance a check may use without giving a reason.  Verification runs in
+#: float64 (unit round-off 1.1e-16); the computations the book compares (closed forms, autograd,
+#: linear solves, well-conditioned eigenvalue and quadrature routines) agree to about 1e-9
+#: relative, and 1e-6 still covers an iterative routine run to its default accuracy.  Anything
+#: looser means the two sides are not the same number up to round-off (a discretization, a
+#: solver stopped early, a float32 run, Monte-Carlo error) and must say so (``tolerance_reason``).
+MAX_RTOL = 1e-6
+
+#: Largest absolute tolerance a check may use without giving a reason: the compared quantities
+#: are of order one (probabilities, normalized norms, losses), where float64 round-off stays
+#: below 1e-12; 1e-9 leaves three orders of headroom for accumulated sums.  A quantity whose
+#: error is larger than that is not checked to round-off and needs a ``tolerance_reason``.
+MAX_ATOL = 1e-9
+
+#: Shortest accepted ``tolerance_reason``: a sentence, not a word.
+MIN_REASON_CHARS = 20
 
 
 class ClaimViolation(AssertionError):
@@ -46,6 +76,8 @@ class Outcome:
 
     def summary(self) -> str:
         verdict = "holds" if self.passed else "FAILS"
+        if self.detail.get("non_finite"):
+            return f"{verdict} on {self.n_instances} instance(s): {self.detail['non_finite']}"
         if self.kind == "bound":
             return (f"{verdict} on {self.n_instances} instance(s); "
                     f"worst LHS/RHS = {self.worst:.6g}")
@@ -70,20 +102,78 @@ def _as_float_array(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0) -> Outcome:
-    """Compare ``lhs <= rhs`` elementwise.
+def _tolerance(value: Any, name: str, maximum: float, reason: str | None) -> float:
+    if value is None or isinstance(value, (bool, str, bytes)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v!r}: an infinite or NaN tolerance passes anything")
+    if v < 0:
+        raise ValueError(f"{name} must be >= 0, got {v!r}")
+    if v > maximum and reason is None:
+        raise ValueError(f"{name} = {v:g} is above the maximum {maximum:g} (MAX_{name.upper()}); pass "
+                         "tolerance_reason='...' saying why the compared numbers are not exact "
+                         "(solver accuracy, discretization, float32 run, Monte-Carlo error)")
+    return v
 
-    A NaN on either side counts as a violation: a check that silently produced
-    NaN must not pass.  Instances with ``rhs <= 0`` contribute ``+inf`` to the
-    worst ratio when ``lhs > 0`` (an impossible bound) and are otherwise skipped
-    in the ratio.
+
+def check_tolerances(*, rtol: Any = 0.0, atol: Any = 0.0, tolerance_reason: str | None = None
+                     ) -> dict[str, Any]:
+    """Validate the tolerances of an outcome and return what its ``detail`` records.
+
+    ``rtol`` and ``atol`` must be finite, ``>= 0`` and at most :data:`MAX_RTOL` /
+    :data:`MAX_ATOL`, unless ``tolerance_reason`` (at least :data:`MIN_REASON_CHARS` characters)
+    says why the check needs more.  Raises ``ValueError`` (``TypeError`` for a non-number) naming
+    the bad argument.  Returns ``{"rtol": ..., "atol": ...}`` plus ``"tolerance_reason"`` when one
+    was given.
     """
+    if tolerance_reason is not None:
+        if not isinstance(tolerance_reason, str) or len(tolerance_reason.strip()) < MIN_REASON_CHARS:
+            raise ValueError(f"tolerance_reason must be a sentence of at least {MIN_REASON_CHARS} "
+                             f"characters saying why the tolerance is needed, got {tolerance_reason!r}")
+        tolerance_reason = " ".join(tolerance_reason.split())
+    out: dict[str, Any] = {"rtol": _tolerance(rtol, "rtol", MAX_RTOL, tolerance_reason),
+                           "atol": _tolerance(atol, "atol", MAX_ATOL, tolerance_reason)}
+    if tolerance_reason is not None:
+        out["tolerance_reason"] = tolerance_reason
+    return out
+
+
+def _non_finite(sides: list[tuple[str, np.ndarray]]) -> str | None:
+    """``"<side> is not finite at instance i (value); ..."`` for every side holding NaN or inf."""
+    msgs = []
+    for name, arr in sides:
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            idx = np.flatnonzero(bad)
+            msgs.append(f"{name} is not finite at instance {int(idx[0])} (value {float(arr[idx[0]])!r}; "
+                        f"{idx.size} non-finite instance(s) of {arr.size})")
+    return "; ".join(msgs) if msgs else None
+
+
+def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
+                  tolerance_reason: str | None = None) -> Outcome:
+    """Compare ``lhs <= rhs * (1 + rtol) + atol`` elementwise.
+
+    A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
+    side and the first such instance): a check that silently produced NaN, or a vacuous
+    ``rhs = inf``, must not pass.  Instances with ``rhs <= 0`` contribute ``+inf`` to the
+    worst ratio when ``lhs > 0`` (an impossible bound) and are otherwise skipped in the ratio.
+    Tolerances are validated by :func:`check_tolerances`.
+    """
+    tol = check_tolerances(rtol=rtol, atol=atol, tolerance_reason=tolerance_reason)
+    rtol, atol = tol["rtol"], tol["atol"]
     lhs_a, rhs_a = _as_float_array(lhs, "lhs"), _as_float_array(rhs, "rhs")
     if rhs_a.size == 1 and lhs_a.size > 1:
         rhs_a = np.full_like(lhs_a, rhs_a[0])
     _same_shape(lhs_a, rhs_a, "lhs", "rhs")
-    slack = rhs_a * (1 + rtol) + atol - lhs_a
-    bad = np.isnan(slack) | (slack < 0)
+    non_finite = _non_finite([("lhs", lhs_a), ("rhs", rhs_a)])
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = rhs_a * (1 + rtol) + atol - lhs_a
+    bad = ~np.isfinite(lhs_a) | ~np.isfinite(rhs_a) | np.isnan(slack) | (slack < 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(rhs_a > 0, lhs_a / rhs_a, np.where(lhs_a > 0, np.inf, -np.inf))
     ratio = np.where(np.isnan(ratio), np.inf, ratio)
@@ -101,20 +191,28 @@ def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0) 
             "first_violation": first_bad,
             "lhs_at_worst": float(lhs_a[idx]),
             "rhs_at_worst": float(rhs_a[idx]),
-            "rtol": rtol,
-            "atol": atol,
+            **tol,
+            **({"non_finite": non_finite} if non_finite else {}),
         },
     )
 
 
 def identity_outcome(computed: Any, reference: Any, *, atol: float = 1e-12,
-                     rtol: float = 0.0) -> Outcome:
-    """Compare ``computed == reference`` up to ``atol + rtol * |reference|``."""
+                     rtol: float = 0.0, tolerance_reason: str | None = None) -> Outcome:
+    """Compare ``computed == reference`` up to ``atol + rtol * |reference|``.
+
+    A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
+    side and the first such instance); tolerances are validated by :func:`check_tolerances`.
+    """
+    tols = check_tolerances(rtol=rtol, atol=atol, tolerance_reason=tolerance_reason)
+    rtol, atol = tols["rtol"], tols["atol"]
     c, r = _as_float_array(computed, "computed"), _as_float_array(reference, "reference")
     _same_shape(c, r, "computed", "reference")
-    err = np.abs(c - r)
-    tol = atol + rtol * np.abs(r)
-    bad = ~(err <= tol)  # NaN-safe: NaN error is a violation
+    non_finite = _non_finite([("computed", c), ("reference", r)])
+    with np.errstate(invalid="ignore"):  # inf - inf and 0 * inf: failed as non-finite above
+        err = np.abs(c - r)
+        tol = atol + rtol * np.abs(r)
+    bad = ~np.isfinite(c) | ~np.isfinite(r) | ~(err <= tol)  # NaN-safe: NaN error is a violation
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(tol > 0, err / tol, np.where(err > 0, np.inf, 0.0))
     rel = np.where(np.isnan(rel), np.inf, rel)
@@ -128,20 +226,39 @@ def identity_outcome(computed: Any, reference: Any, *, atol: float = 1e-12,
         detail={
             "max_abs_error": float(np.nanmax(err)) if np.isfinite(err).any() else float("inf"),
             "n_violations": int(bad.sum()),
-            "atol": atol,
-            "rtol": rtol,
+            **tols,
+            **({"non_finite": non_finite} if non_finite else {}),
         },
     )
 
 
 def interval_outcome(value: float, low: float, high: float) -> Outcome:
-    """Check ``low <= value <= high`` for a single derived number (e.g. a slope)."""
+    """Check ``low <= value <= high`` for a single derived number (e.g. a slope).
+
+    ``low`` and ``high`` must be finite with ``low <= high`` (``ValueError`` naming them); a NaN
+    or infinite ``value`` fails the outcome (``detail["non_finite"]``).
+    """
+    bounds = {}
+    for name, b in (("low", low), ("high", high)):
+        try:
+            bounds[name] = float(b)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a number, got {type(b).__name__}") from None
+        if not math.isfinite(bounds[name]):
+            raise ValueError(f"{name} must be finite, got {bounds[name]!r}")
+    low, high = bounds["low"], bounds["high"]
     if not (low <= high):
         raise ValueError(f"low must be <= high, got low={low}, high={high}")
-    v = float(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"value must be a number, got {type(value).__name__}") from None
+    detail: dict[str, Any] = {"value": v, "low": low, "high": high}
+    if not math.isfinite(v):
+        detail["non_finite"] = f"value is not finite at instance 0 (value {v!r})"
+        return Outcome("interval", False, 1, math.inf, 0, detail)
     ok = bool(low <= v <= high)
     width = high - low
     pos = (v - low) / width if width > 0 else (0.0 if ok else math.inf)
     worst = max(pos, 1 - pos) if math.isfinite(pos) else math.inf
-    return Outcome("interval", ok, 1, float(worst), 0,
-                   {"value": v, "low": float(low), "high": float(high)})
+    return Outcome("interval", ok, 1, float(worst), 0, detail)

@@ -106,9 +106,13 @@ def write_record(rec: CheckRecord) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{_safe_name(rec.claim_id)}__{_safe_name(rec.check)}.json"
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(rec.to_json(), fh, indent=1, sort_keys=True)
-    os.replace(tmp, target)  # atomic: a reader never sees a half-written record
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(rec.to_json(), fh, indent=1, sort_keys=True)
+        os.replace(tmp, target)  # atomic: a reader never sees a half-written record
+    finally:
+        if os.path.exists(tmp):  # the write failed: leave no temporary file behind
+            os.unlink(tmp)
 
 
 def load_registry(folder: str | os.PathLike | None = None) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """Checks of Deora et al.'s good initialization (Chapter 6): Definition 1, Proposition 7,
-Corollary 2 (alias Corollary 5), and the helpers that compute the constants of a good
-initialization (``B_2``, ``B_Phi``, the NTK margin ``gamma`` and ``theta_star``).
+Corollary 2 (alias Corollary 5). The constants of a good initialization (``B_2``, ``B_Phi``,
+the NTK margin ``gamma`` and ``theta_star``) are computed in :mod:`attention_theory.deora.initialization`.
 
 The NTK margin of P3 is a hard-margin SVM without bias on the features
 ``z_i = y_i grad Phi~(X_i; theta_0)``: ``max_{||w|| = 1} min_i <w, z_i>`` equals the distance from
@@ -97,7 +97,10 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
             ref.append(math.sqrt(2 * T))
     check_identity(comp, ref, "theta_star has norm sqrt 2, gamma = its min margin, permutation "
                    "invariance, F-lin gives sqrt(2T)", atol=1e-7, rtol=1e-7, seed=seed,
-                   check="constants-identities")
+                   check="constants-identities",
+                   tolerance_reason="gamma_svm comes from an SLSQP solve of the SVM dual (ftol 1e-13, "
+                   "then a support polish); the permuted-heads and F-lin identities compare separate "
+                   "solves, which agree only to the solver's accuracy when the polish step is skipped")
     # non-separable: H = 1, T = 2, d = 1 (p = 3 parameters), 40 random labels
     Xs, ys = md.sample_bounded_tokens(40, 2, 1, 1.0, seed=seed + 1)
     th0 = init_heads(1, 2, 1, 0.5, seed + 2)

@@ -5,9 +5,8 @@ Every registered check takes the statement's constant or formula as keyword argu
 the paper's value as default; ``tests/deora/test_negative_controls_deora_landscape.py`` passes a
 wrong one, which must raise :class:`~attention_theory.verify.ClaimViolation`.
 
-Shared helpers (also used by :mod:`attention_theory.deora.checks.training`):
-:func:`risk_fn`, :func:`risk_batch`, :func:`norm_2inf`, :func:`max_U_norm`,
-:func:`random_heads`, :func:`segment_max`.  Sizes follow ``ATTN_SCALE``.
+The risks, norms and random heads the checks evaluate live in :mod:`attention_theory.deora.landscape`
+(also used by :mod:`attention_theory.deora.checks.training`).  Sizes follow ``ATTN_SCALE``.
 """
 
 from __future__ import annotations
@@ -526,7 +525,7 @@ def check_prop4_1d(c_max: float = 0.5, constant: float = 4.0 / 3.0, *, seed: int
     ``1/cos(sqrt(c)/2)`` (to the discretization error)."""
     rng = np.random.default_rng(seed)
     N = pick(801, 2001)
-    ratios, sharp = [], []
+    ratios, sharp_ratios, sharp = [], [], []
     for c in np.linspace(0, c_max, 9):
         for j in range(pick(6, 20)):
             f = np.zeros(N) if j == 0 else np.abs(rng.standard_normal(N)).cumsum() / N * rng.uniform(0, 2)
@@ -535,8 +534,15 @@ def check_prop4_1d(c_max: float = 0.5, constant: float = 4.0 / 3.0, *, seed: int
             if math.isnan(r):
                 continue
             ratios.append(r)
-            sharp.append(1.0 / math.cos(math.sqrt(c) / 2) if c < math.pi**2 else math.inf)
-    check_bound(ratios, sharp, "1-D comparison: max g <= (g(0) v g(1)) / cos(sqrt(c)/2)", rtol=1e-5,
+            # the sharp constant 1/cos(sqrt(c)/2) is infinite (a vacuous bound) for c >= pi^2:
+            # such instances are left out of the sharp comparison, not passed with rhs = inf
+            if c < math.pi**2:
+                sharp_ratios.append(r)
+                sharp.append(1.0 / math.cos(math.sqrt(c) / 2))
+    check_bound(sharp_ratios, sharp, "1-D comparison: max g <= (g(0) v g(1)) / cos(sqrt(c)/2)", rtol=1e-5,
+                tolerance_reason="max g comes from a second-order finite-difference solution of "
+                "g'' = -c g + f on the grid of f (801 points at smoke scale, 2001 at full), exact only "
+                "up to its O(h^2) discretization error, about 1e-6 relative",
                 seed=seed, check="one-dimensional-sharp")
     return check_bound(ratios, [constant] * len(ratios), f"1-D GLQC with c <= {c_max}", seed=seed,
                        extra={"worst_ratio": float(max(ratios))})

@@ -2,8 +2,9 @@
 ``gamma_star``, the actual NTK max-margin (cvxpy), softmax saturation and ``gamma_attn``, and the
 ``(C, p)`` argument of Section 5.3 in log variables.
 
-Helpers shared with :mod:`attention_theory.deora.checks.mixture` (regimes, adversarial search,
-combined bounds) are imported from there.
+The regimes, adversarial search and combined bounds shared with
+:mod:`attention_theory.deora.checks.mixture` live in :mod:`attention_theory.deora.mixture`; the
+closed forms of this chapter in :mod:`attention_theory.deora.margins`.
 """
 
 from __future__ import annotations

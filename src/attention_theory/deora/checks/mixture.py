@@ -1,9 +1,9 @@
 """Checks of Deora et al., Section 5.1 and Appendices D.1-D.3, F: the tokenized-mixture model DM1,
 the first (randomized) gradient step, and properties P1-P2 of the resulting initialization.
 
-Shared helpers used by :mod:`attention_theory.deora.checks.margins` live here too: the parameter
-regimes A-C, the combined-bound helper and the adversarial noise search (L-BFGS over the noise
-coefficients, reparametrized so that Assumption 3 holds exactly at every iterate).
+The parameter regimes A-C, the combined-bound helper and the adversarial noise search (L-BFGS over
+the noise coefficients, reparametrized so that Assumption 3 holds exactly at every iterate) live in
+:mod:`attention_theory.deora.mixture`, shared with :mod:`attention_theory.deora.checks.margins`.
 
 Every registered check takes the statement's constant or formula as a keyword argument with the
 paper's value as default; ``tests/deora/test_negative_controls_deora_mixture.py`` passes a wrong one.

@@ -114,7 +114,9 @@ def check_eq19(factor: Callable[..., Any] = _default_factor, *, seed: int = 190,
     # the mechanism is an intermediate inequality; a grid maximum may miss the true maximum
     # by O(grid^-2) on long segments, hence the small relative tolerance
     check_bound(lhs, mech, "mechanism: ||G(theta)-G(theta')|| <= max_alpha ||I - eta Hess|| ||theta-theta'||",
-                rtol=1e-3, seed=seed, check="expansiveness-mechanism")
+                rtol=1e-3, seed=seed, check="expansiveness-mechanism",
+                tolerance_reason="the right side takes max_alpha ||I - eta Hess|| over a finite grid of "
+                "points on the segment, which can miss the true maximum by O(grid^-2) on long segments")
     lhs_a, rhs_a = np.array(lhs), np.array(rhs)
     neg = np.array(kinds) == "negative-curvature"
     return check_bound(lhs, rhs, "GD expansiveness (Eq. 19) on random and negative-curvature pairs",

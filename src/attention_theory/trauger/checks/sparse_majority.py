@@ -144,7 +144,10 @@ def check_l1_records(runs: Sequence[Mapping[str, Any]], best_params: Mapping[str
     return check_identity([r["weight_l1"] for r in runs], l1,
                           "stored weight l1 norm = sum |w| of the best-epoch parameters",
                           rtol=1e-5, atol=0.0, params={"include_biases": include_biases,
-                                                       "runs": len(runs)})
+                                                       "runs": len(runs)},
+                          tolerance_reason="the stored norm was summed in the run's dtype (float32 by "
+                          "default) during training; the reference sums the same weights in float64, "
+                          "so they agree to float32 round-off over thousands of terms")
 
 
 @claim_check("trauger-fig-2", "gap-record")
@@ -155,7 +158,10 @@ def check_gap_records(runs: Sequence[Mapping[str, Any]], config: SweepConfig,
     ev = reevaluate(config, best_params)
     return check_identity([r["gen_gap"] for r in runs], sign * (ev["val_loss"] - ev["train_loss"]),
                           "stored CE gap = validation CE - training CE, re-evaluated",
-                          atol=1e-6, params={"sign": sign, "runs": len(runs)})
+                          atol=1e-6, params={"sign": sign, "runs": len(runs)},
+                          tolerance_reason="both cross-entropies come from the float32 forward pass "
+                          "(the run's dtype); the stored one ran during training, possibly on another "
+                          "device or thread count, so the gap agrees only to float32 round-off")
 
 
 @claim_check("trauger-fig-3", "accuracy-record")
