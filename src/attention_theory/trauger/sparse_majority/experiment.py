@@ -12,12 +12,22 @@ history, and a per-``T`` summary) with a provenance block; a checkpoint
 ``checkpoint-<scale>.pt`` in the output folder lets an interrupted sweep resume (rerun the same
 command); it is deleted once the result is written unless ``--keep-checkpoint``.
 ``--max-epochs``, ``--seeds`` and ``--Ts`` reduce a sweep (recorded in the provenance).
+
+``--protocol`` chooses the protocol of the sweep (:mod:`~.protocol`): ``book-v1`` (the default,
+the first edition's, trained by :func:`~.training.train_batched`) or ``authors`` (the authors'
+code, trained by :func:`~.structured.train_structured`; its checkpoint is
+``checkpoint-authors-<scale>.pt``).  The part ``benchmark-structured`` times the naive loop, the
+first edition's batched trainer and the structured trainer (:func:`~.benchmark.benchmark_trainers`)::
+
+    python -m attention_theory run trauger sparse-majority --protocol authors --scale smoke
+    python -m attention_theory run trauger sparse-majority --parts benchmark-structured
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -36,6 +46,9 @@ from attention_theory.experiment import (
     positive_int,
 )
 from attention_theory.results import repo_results_dir
+from attention_theory.trauger.sparse_majority.benchmark import benchmark_trainers
+from attention_theory.trauger.sparse_majority.protocol import PROTOCOLS, ProtocolConfig, protocol
+from attention_theory.trauger.sparse_majority.structured import train_structured
 from attention_theory.trauger.sparse_majority.training import (
     SweepConfig,
     build_sweep_data,
@@ -43,7 +56,8 @@ from attention_theory.trauger.sparse_majority.training import (
     train_naive,
 )
 
-__all__ = ["sweep_config", "summarize", "run_sweep", "run_benchmark", "results_dir", "EXPERIMENT"]
+__all__ = ["sweep_config", "summarize", "run_sweep", "run_authors_sweep", "run_benchmark",
+           "run_structured_benchmark", "results_dir", "EXPERIMENT"]
 
 #: Protocol choices the paper leaves open (documented in the chapter).
 CHOICES = {
@@ -117,6 +131,49 @@ def run_sweep(config: SweepConfig, *, checkpoint_dir: str | Path | None = None, 
     return {"config": config.to_dict(), "data": data, "extra": extra}
 
 
+def run_authors_sweep(config: ProtocolConfig, *, checkpoint_dir: str | Path | None = None,
+                      scale: str | None = None, progress: bool = True, keep_checkpoint: bool = False,
+                      max_wall_s: float | None = None) -> dict[str, Any]:
+    """Train the sweep of the authors' protocol (:func:`~.structured.train_structured`), resuming
+    from ``checkpoint_dir/checkpoint-authors-<scale>.pt`` if present.
+
+    Returns ``{"config", "data", "extra"}`` like :func:`run_sweep`: runs at their best epoch,
+    per-``T`` summary, evaluation history, the protocol name, and (in memory only) ``best_params``.
+    The checkpoint is deleted after a finished sweep unless ``keep_checkpoint``.
+    """
+    scale = _env_scale() if scale is None else scale
+    ckpt = (Path(checkpoint_dir) / f"checkpoint-authors-{scale}.pt"
+            if checkpoint_dir is not None else None)
+    t0 = time.perf_counter()
+    res = train_structured(config, checkpoint=ckpt, progress=progress, max_wall_s=max_wall_s)
+    assert res is not None
+    data = {"protocol": config.name, "runs": res["runs"], "summary": summarize(res["runs"]),
+            "history": res["history"], "epochs_run": res["epochs"], "finished": res["finished"],
+            "softmax_fallbacks": res["fallbacks"]}
+    extra = {"epochs_run": res["epochs"], "max_wall_s": max_wall_s, "train_wall_time_s": res["wall_time_s"]}
+    if ckpt is not None and ckpt.exists() and res["finished"] and not keep_checkpoint:
+        ckpt.unlink()
+    data["best_params"] = res["best_params"]
+    data["session_wall_time_s"] = time.perf_counter() - t0
+    return {"config": config.to_dict(), "data": data, "extra": extra}
+
+
+def run_structured_benchmark(scale: str | None = None, **kwargs: Any) -> dict[str, Any]:
+    """:func:`~.benchmark.benchmark_trainers` at ``scale``: ``full`` times every (T, seed) run of the
+    paper (structured 20 epochs, batched 3, naive 1 epoch of every length); ``smoke`` three lengths
+    and two seeds for a few epochs.  ``kwargs`` override the trainer arguments."""
+    scale = _env_scale() if scale is None else scale
+    if scale == "smoke":
+        cfg = protocol("authors", "full", Ts=(20, 100, 200), seeds=(0, 1), n_val=100)
+        args: dict[str, Any] = {"config": cfg, "epochs_structured": 5, "epochs_batched": 1, "epochs_naive": 1}
+    else:
+        args = {"config": protocol("authors", "full", n_val=100), "epochs_structured": 20,
+                "epochs_batched": 3, "epochs_naive": 1}
+    args.update(kwargs)
+    res = benchmark_trainers(**args)
+    return {"config": res.pop("config"), "data": res}
+
+
 def run_benchmark(*, epochs: int = 4, device: str = "cpu",
                   Ts: Sequence[int] | None = None, seeds: Sequence[int] | None = None,
                   n_val: int = 200, progress: bool = False) -> dict[str, Any]:
@@ -180,6 +237,9 @@ def _options(ap: argparse.ArgumentParser) -> None:
                     help="sweep: end (after a last evaluation) once this many seconds have passed")
     ap.add_argument("--keep-checkpoint", action="store_true", help="sweep: keep the checkpoint after the run")
     ap.add_argument("--benchmark-epochs", type=positive_int, default=4, help="benchmark: epochs per trainer")
+    ap.add_argument("--protocol", choices=tuple(PROTOCOLS), default="book-v1",
+                    help="sweep: the training protocol (default book-v1, the first edition's; "
+                         "authors: the authors' code, trained by the structured trainer)")
 
 
 def _sweep_part(ctx: RunContext) -> PartResult:
@@ -192,13 +252,36 @@ def _sweep_part(ctx: RunContext) -> PartResult:
         over["seeds"] = tuple(o.seeds)
     if o.Ts:
         over["Ts"] = tuple(o.Ts)
-    cfg = sweep_config(ctx.scale, **over)
-    res = run_sweep(cfg, checkpoint_dir=ctx.out, scale=ctx.scale, device=ctx.device, progress=ctx.progress,
-                    keep_checkpoint=o.keep_checkpoint, max_wall_s=o.max_wall_s)
+    if getattr(o, "protocol", "book-v1") == "authors":
+        if ctx.device != "cpu":
+            raise SystemExit("error: --protocol authors runs on the CPU (the structured trainer)")
+        res = run_authors_sweep(protocol("authors", ctx.scale, **over), checkpoint_dir=ctx.out,
+                                scale=ctx.scale, progress=ctx.progress, keep_checkpoint=o.keep_checkpoint,
+                                max_wall_s=o.max_wall_s)
+    else:
+        cfg = sweep_config(ctx.scale, **over)
+        res = run_sweep(cfg, checkpoint_dir=ctx.out, scale=ctx.scale, device=ctx.device,
+                        progress=ctx.progress, keep_checkpoint=o.keep_checkpoint, max_wall_s=o.max_wall_s)
     data = {k: v for k, v in res["data"].items() if k not in ("best_params", "session_wall_time_s")}
     worst = max(row["max_gen_gap"] for row in data["summary"].values())
     return PartResult(res["config"], data, extra=res["extra"],
                       summary=f"{len(data['runs'])} runs, largest gap {worst:.4f}")
+
+
+def _sweep_preflight(ctx: RunContext) -> str | None:
+    """Refuse to overwrite a first-edition result with the authors' protocol (or the reverse)."""
+    chosen = getattr(ctx.options, "protocol", "book-v1")
+    target = Path(ctx.out) / f"runs-{ctx.scale}.json"
+    if not target.exists():
+        return None
+    try:
+        found = json.loads(target.read_text()).get("data", {}).get("protocol", "book-v1")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if found != chosen:
+        return (f"error: {target} holds a sweep of protocol {found!r}; --protocol {chosen} would "
+                f"overwrite it (choose another --out)")
+    return None
 
 
 def _benchmark_part(ctx: RunContext) -> PartResult:
@@ -211,14 +294,30 @@ def _benchmark_part(ctx: RunContext) -> PartResult:
         f"steps/s, ratio {d['ratio_batched_over_naive']:.1f}x"))
 
 
+def _structured_benchmark_part(ctx: RunContext) -> PartResult:
+    o = ctx.options
+    over: dict[str, Any] = {}
+    if o.Ts or o.seeds:
+        base = protocol("authors", "full", n_val=100)
+        over["config"] = dataclasses.replace(base, Ts=tuple(o.Ts or base.Ts), seeds=tuple(o.seeds or base.seeds))
+    res = run_structured_benchmark(ctx.scale, progress=ctx.progress, **over)
+    d = res["data"]
+    return PartResult(res["config"], d, summary=(
+        f"structured {d['structured']['steps_per_s']:.0f} steps/s, batched {d['batched']['steps_per_s']:.0f}, "
+        f"naive {d['naive']['steps_per_s']:.1f} ({d['threads']} threads)"))
+
+
 EXPERIMENT = Experiment(
     paper="trauger", name="sparse-majority",
     description="Sparse-majority sweep of Trauger & Tewari, Sec. 6 (Figures 1-3), and its benchmark.",
     results="trauger-sparse-majority",
     parts=(Part("sweep", _sweep_part, "train every (T, seed) run; resumes from its checkpoint",
-                filename=lambda scale: f"runs-{scale}.json"),
+                filename=lambda scale: f"runs-{scale}.json", preflight=_sweep_preflight),
            Part("benchmark", _benchmark_part, "batched trainer vs the naive loop, steps per second",
-                filename=lambda scale: "benchmark.json" if scale == "full" else "benchmark-smoke.json")),
+                filename=lambda scale: "benchmark.json" if scale == "full" else "benchmark-smoke.json"),
+           Part("benchmark-structured", _structured_benchmark_part,
+                "naive loop, first-edition batched trainer and structured trainer (authors' model), "
+                "steps per second")),
     default_parts=("sweep",),
     add_options=_options,
 )
