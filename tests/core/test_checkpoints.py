@@ -277,13 +277,26 @@ def _exp(calls, *, loads=None):
     return Experiment(paper="qin", name="toy", description="toy", results="qin", parts=(Part("a", run),))
 
 
-def test_read_only_output_folder_fails_before_any_work(tmp_path):
+def test_read_only_output_folder_fails_before_any_work(tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     out.chmod(0o500)
     try:
         if os.access(out, os.W_OK):
-            pytest.skip("running as root: chmod does not make the folder read-only")
+            # root ignores permission bits: make the write probe fail the way a read-only
+            # folder (or file system) makes it fail for everyone else
+            import tempfile
+
+            from attention_theory import experiment as experiment_module
+
+            real = tempfile.NamedTemporaryFile
+
+            def denied(*args, **kwargs):
+                if str(kwargs.get("dir")) == str(out):
+                    raise PermissionError(13, "Permission denied", str(out))
+                return real(*args, **kwargs)
+
+            monkeypatch.setattr(experiment_module.tempfile, "NamedTemporaryFile", denied)
         calls = []
         with pytest.raises(SystemExit) as exc:
             run_cli(_exp(calls), ["--out", str(out), "--no-progress"])
