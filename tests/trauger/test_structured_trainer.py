@@ -117,6 +117,67 @@ def test_gradients_match_textbook_float64(case, method, variant):
             assert err <= tol, (name, err, tol)
 
 
+@pytest.mark.parametrize("factorize", [True, False])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_hand_backward_matches_autograd_float64(case, variant, factorize, monkeypatch):
+    # the trainer's hand-written forward and backward (method "softmax") against autograd through
+    # the structured forward and against the textbook model; factorize=False: the direct softmax
+    cfg, runs, flat = case
+    if VARIANTS[variant]:
+        cfg = dataclasses.replace(cfg, **VARIANTS[variant])
+        flat = init_flat(cfg, scale=25.0)
+    if not factorize:
+        monkeypatch.setattr(st, "_FACTOR_MAX_DELTA", 0.0)
+    offsets = cfg.model_shape.offsets()
+    for T in cfg.Ts:
+        idx = [i for i, r in enumerate(runs) if r.T == T]
+        bits = torch.stack([runs[i].train_bits for i in idx])
+        E = torch.stack([runs[i].embeddings for i in idx])
+        y = torch.stack([runs[i].train_labels for i in idx])
+        f = flat[idx].clone().requires_grad_(True)
+        loss = st.structured_loss(f, bits, E, y, cfg)
+        (g,) = torch.autograd.grad(loss.sum(), f)
+        hl, hg = st._hand_loss_grad(flat[idx], bits, E, y, cfg)
+        assert torch.allclose(hl, loss.detach(), rtol=1e-12, atol=0)
+        for k, i in enumerate(idx):
+            m = textbook(flat[i], cfg)
+            z = m(am.embed_authors(runs[i].train_bits, runs[i].embeddings))
+            ref_loss = (bce(z, runs[i].train_labels) if cfg.loss == "bce-two-logits"
+                        else torch.nn.functional.cross_entropy(z, runs[i].train_labels))
+            ref_loss.backward()
+            ref = m.flat_grad()
+            scale = float(ref.abs().max())
+            for name, (a, b) in offsets.items():
+                tol = 1e-13 * scale if name == "bk" else 1e-10 * float(ref[a:b].abs().max())
+                assert float((hg[k, a:b] - g[k, a:b]).abs().max()) <= tol, (name, "autograd")
+                assert float((hg[k, a:b] - ref[a:b]).abs().max()) <= tol, (name, "textbook")
+        # the evaluation forward (one product with PE A^T per group) gives the same logits
+        lay = st._layout([T] * len(idx), E, cfg.d, F64)
+        p = am.unflatten(flat[idx], cfg.model_shape)
+        k = st._hand_consts(p, lay, cfg.model_shape)
+        ze = st._hand_eval_forward(p, lay, cfg.model_shape, k, st._hand_eval_consts(lay, cfg.model_shape, k),
+                                   [st._ones_indicator(bits, F64)])
+        zr = st.structured_logits(flat[idx], bits, E, cfg)
+        assert float((ze - zr).abs().max() / zr.abs().max()) < 1e-12
+
+
+def test_factorized_weights_equal_the_softmax():
+    g = torch.Generator().manual_seed(0)
+    base = torch.randn(3, 2, 17, generator=g, dtype=F64) * 5
+    X = (torch.rand(3, 11, 17, generator=g) > 0.5).to(F64)
+    for delta in (torch.tensor([[0.0, 3.0], [-7.0, 39.0], [-39.0, 1e-9]], dtype=F64),):
+        ref = torch.softmax(base[:, None] + X[:, :, None, :] * delta[:, None, :, None], dim=-1)
+        got, w1 = st._attention_weights(base, delta, X)
+        assert float((got - ref).abs().max()) < 1e-14
+        assert float((w1 - (ref * X[:, :, None, :]).sum(-1)).abs().max()) < 1e-14
+    # beyond the factorization's range: the direct softmax
+    big = torch.tensor([[0.0, 300.0], [-300.0, 1.0], [2.0, 3.0]], dtype=F64)
+    ref = torch.softmax(base[:, None] + X[:, :, None, :] * big[:, None, :, None], dim=-1)
+    got, w1 = st._attention_weights(base, big, X)
+    assert float((got - ref).abs().max()) < 1e-15
+    assert float((w1 - (ref * X[:, :, None, :]).sum(-1)).abs().max()) < 1e-15
+
+
 def textbook_sgd(cfg, run, flat0, epochs):
     """The authors' loop for one run with the textbook model: Keras' SGD with momentum,
     ``learning_rates`` per epoch, the run's own shuffling generator."""
@@ -376,8 +437,11 @@ def test_flops_count():
     g = st.structured_flops(cfg, 200, batch=256)
     assert f["total"] == f["forward"] + f["backward"] > 0
     assert g["forward"] - f["forward"] == 128 * f["per_sample_forward"]
-    # the direct softmax needs both gradients of P @ PEA; the factorized product only V's
-    assert f["total"] > st.structured_flops(cfg, 200, method="factorized")["total"]
+    # the hand-written step, per sample: P PE, the mass on ones, Z, Z A^T, Dense, read-out
+    L, d, H = 201, cfg.d, cfg.heads
+    assert f["per_sample_forward"] == 2 * H * L * d + 2 * H * L + 2 * H * 3 * d + 2 * H * d * d + 2 * d * 64 + 2 * 64 * 2
+    fac = st.structured_flops(cfg, 200, method="factorized")
+    assert fac["total"] == fac["forward"] + fac["backward"] > 0
 
 
 def test_benchmark_reports_three_trainers():

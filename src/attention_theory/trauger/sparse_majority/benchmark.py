@@ -97,10 +97,13 @@ def _time(fn: Any, reps: int) -> float:
 
 def matmul_throughput(config: ProtocolConfig, *, reps: int = 5) -> dict[str, Any]:
     """Measured matrix-product throughput (GFLOP/s) of this process on the shapes of one
-    structured step of ``config``'s runs: for every length ``T`` with ``R_T`` runs, the mixing
-    product ``(R_T H) x (b x L)(L x (d + 2))`` and ``PE A^T`` ``(R_T H) x (L x d)(d x d)``, and the
-    ``Dense`` product ``R x (b x d)(d x m)``; plus one square ``1024^3`` product (the machine's
-    peak for large products).  ``{"step_shapes_gflops", "square_1024_gflops", "flops_step_shapes"}``.
+    structured step of ``config``'s runs (the hand-written step of ``method="softmax"``): for
+    every length ``T`` with ``R_T`` runs, the products with the positional encodings
+    ``R_T x (b H x L)(L x d)`` (forward) and ``R_T x (b H x d)(d x L)`` (backward); for all ``R``
+    runs ``A^T = Wv^T Wo^T`` ``(R H) x (d x dv)(dv x d)``, ``Z A^T`` ``R x (b x H d)(H d x d)`` and
+    the ``Dense`` product ``R x (b x d)(d x m)``; plus one square ``1024^3`` product (the
+    machine's peak for large products).
+    ``{"step_shapes_gflops", "square_1024_gflops", "flops_step_shapes"}``.
     """
     if not isinstance(config, ProtocolConfig):
         raise TypeError(f"config must be a ProtocolConfig, got {type(config).__name__}")
@@ -109,21 +112,23 @@ def matmul_throughput(config: ProtocolConfig, *, reps: int = 5) -> dict[str, Any
     g = torch.Generator()
     g.manual_seed(0)
     s, b = config.model_shape, config.batch_size
-    d, H = s.d, s.heads
+    d, H, dv = s.d, s.heads, s.value_dim
     m = s.dense_units or d
     ops, flops = [], 0
+
+    def add(B: int, M: int, K: int, N: int) -> None:
+        nonlocal flops
+        ops.append((torch.rand(B, M, K, generator=g, dtype=dt), torch.rand(B, K, N, generator=g, dtype=dt)))
+        flops += 2 * B * M * K * N
+
     for T in config.Ts:
         R, L = len(config.seeds), T + 1
-        for (M, K, N) in ((b, L, d + 2), (L, d, d)):
-            x = torch.rand(R * H, M, K, generator=g, dtype=dt)
-            w = torch.rand(R * H, K, N, generator=g, dtype=dt)
-            ops.append((x, w))
-            flops += 2 * R * H * M * K * N
+        add(R, b * H, L, d)
+        add(R, b * H, d, L)
     R = len(config.runs)
-    x = torch.rand(R, b, d, generator=g, dtype=dt)
-    w = torch.rand(R, d, m, generator=g, dtype=dt)
-    ops.append((x, w))
-    flops += 2 * R * b * d * m
+    add(R * H, d, dv, d)
+    add(R, b, H * d, d)
+    add(R, b, d, m)
     t = _time(lambda: [torch.bmm(a, c) for a, c in ops], reps)
     big = torch.rand(1024, 1024, generator=g, dtype=dt)
     t_big = _time(lambda: big @ big, reps)

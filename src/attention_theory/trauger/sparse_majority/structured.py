@@ -31,6 +31,20 @@ read.  This module computes exactly the same function from the structure of the 
   direct form (the softmax is vectorized, the selected ``X`` must be materialized per head);
   it removes every per-sample exponential, which may pay where those dominate.
 
+* **The trainer's step** (``method="softmax"``, :func:`_hand_forward`, :func:`_hand_backward`).
+  Training and evaluation do not use autograd: the forward keeps the attended inputs
+  ``z_h = P_h PE + e0 + w1 (e1 - e0) + wc (ecls - e0)`` (one ``(n H x L)(L x d)`` product with
+  ``PE`` per length group) and ``attn = [z_1 .. z_H] [A_1^T; ..; A_H^T] + bo + sum_h Wo_h bv_h``;
+  the softmax weights come without a per-sample exponential (:func:`_attention_weights`, as in
+  the factorized softmax, the direct softmax for ``|delta| > 40``).  The hand-written backward
+  pass goes back through the same products (``grad P = grad z PE^T``, the softmax's Jacobian,
+  the sums over samples for ``base`` and ``delta``) and adds ``-lr`` times each gradient into the
+  momentum (already times ``mu``), so that no gradient buffer is written; the parameters live
+  name-major (one contiguous ``(W, *shape)`` block per parameter) so that no product copies them.
+  An evaluation uses the products ``P [PE A_1^T; ..; PE A_H^T]`` instead (no ``z`` needed).
+  It agrees with autograd through :func:`structured_logits` and with the textbook model to float64
+  round-off (``tests/trauger/test_structured_trainer.py``).
+
 Everything after the attention (``ReLU``, ``Dense``, read-out, loss) acts on ``(n, d)`` per run.
 All runs share one flat parameter tensor ``(R, P)`` with a leading run axis, one forward and one
 backward pass (the runs share no parameter, so the gradient of the summed loss is each run's own
@@ -77,6 +91,8 @@ METHODS = ("softmax", "factorized")
 CHECKPOINT_FORMAT = "trauger-sparse-majority-structured-1"
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
+#: Most attention scores per length group in one chunk of an evaluation (direct softmax).
+_EVAL_SCORES = 2 ** 20
 
 
 def _check_config(config: Any) -> ProtocolConfig:
@@ -136,6 +152,8 @@ class _Layout:
     data1: torch.Tensor
     cls1: torch.Tensor
     pad: torch.Tensor
+    xc: torch.Tensor
+    Ed: torch.Tensor
 
 
 def _layout(lengths: Sequence[int], E: torch.Tensor, d: int, dtype: torch.dtype) -> _Layout:
@@ -149,10 +167,11 @@ def _layout(lengths: Sequence[int], E: torch.Tensor, d: int, dtype: torch.dtype)
     Lmax = max(lengths) + 1
     Tr = torch.tensor(list(lengths), dtype=torch.long)
     t = torch.arange(Lmax)[None, :]
-    return _Layout(lengths=[g[0] for g in groups], sizes=[g[1] for g in groups], E=E.to(dtype),
-                   PE=authors_positional_encoding(Lmax, d, dtype=dtype), Tr=Tr,
+    E, PE = E.to(dtype), authors_positional_encoding(Lmax, d, dtype=dtype)
+    return _Layout(lengths=[g[0] for g in groups], sizes=[g[1] for g in groups], E=E, PE=PE, Tr=Tr,
                    data1=(t < Tr[:, None]).to(dtype), cls1=(t == Tr[:, None]).to(dtype),
-                   pad=t > Tr[:, None])
+                   pad=t > Tr[:, None], xc=E[:, 2] + PE[Tr],
+                   Ed=torch.stack([E[:, 1] - E[:, 0], E[:, 2] - E[:, 0], E[:, 0]], dim=1))
 
 
 def _tiny(dtype: torch.dtype) -> float:
@@ -304,7 +323,284 @@ def structured_loss(flat: torch.Tensor, bits: torch.Tensor, embeddings: torch.Te
     return _per_run_loss(z, labels.long(), config.loss)
 
 
+# ------------------------------------------------------------------ hand-reduced forward, backward
+#: Largest ``|delta|`` for which :func:`_attention_weights` factorizes the exponential.
+_FACTOR_MAX_DELTA = 40.0
+
+
+def _weight_factors(base: torch.Tensor, delta: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The per-run factors of :func:`_attention_weights` for ``base`` ``(R, H, L)`` (``-inf`` at
+    positions to leave out) and ``delta`` ``(R, H)``: ``u``, ``u c0``, ``u c1`` ``(R, H, L)``,
+    ``a1`` ``(R, H)`` and ``big`` ``(R,)`` (a head with ``|delta| > 40``)."""
+    u = torch.exp(base - base.amax(-1, keepdim=True))
+    beta = torch.exp(-delta.abs())
+    neg = delta < 0
+    c0 = torch.where(neg, torch.ones_like(beta), beta)
+    a1 = torch.where(neg, beta, torch.ones_like(beta))
+    return u, u * c0[..., None], u * (a1 - c0)[..., None], a1, (delta.abs() > _FACTOR_MAX_DELTA).any(-1)
+
+
+def _attention_weights(base: torch.Tensor, delta: torch.Tensor, X: torch.Tensor,
+                       factors: tuple[torch.Tensor, ...] | None = None,
+                       big: bool | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Softmax over positions of the scores ``base[r, h, t] + X[r, i, t] delta[r, h]``:
+    ``P`` ``(R, n, H, L)`` from ``base`` ``(R, H, L)``, ``delta`` ``(R, H)``, 0/1 ``X``
+    ``(R, n, L)``; and ``w1`` ``(R, n, H)``, the mass on the positions with ``X = 1``.
+
+    Without a per-sample exponential: with ``u = exp(base - max_t base)`` and
+    ``beta = exp(-|delta|)``, ``exp(score - max_t base - max(delta, 0)) = u (c0 + c1 X)`` where
+    ``(c0, c1) = (beta, 1 - beta)`` for ``delta >= 0`` and ``(1, beta - 1)`` otherwise: every term is
+    non-negative, and so is the normalizer (at least ``beta``); the mass on the ones is
+    ``a1 X u^T`` (``a1 = c0 + c1``) over it, one product ``(n x L)(L x H)``.  For
+    ``|delta| > 40`` (a normalizer that small would lose precision in float32) it is the direct
+    softmax.  ``factors``, ``big``: :func:`_weight_factors` of these runs, if already known."""
+    if factors is None:
+        factors = _weight_factors(base, delta)
+    if big is None:
+        big = bool(factors[4].any())
+    if big:
+        P = torch.softmax(torch.addcmul(base[:, None], X[:, :, None, :], delta[:, None, :, None]), dim=-1)
+        return P, (P * X[:, :, None, :]).sum(-1)
+    u, uc0, uc1, a1 = factors[:4]
+    E = torch.addcmul(uc0[:, None], X[:, :, None, :], uc1[:, None])
+    Z = E.sum(-1)
+    ones = torch.bmm(X, u.transpose(1, 2)).mul_(a1[:, None])               # (R, n, H)
+    return E.div_(Z[..., None]), ones.div_(Z)
+
+
+def _group_weights(k: "_Consts", r0: int, r1: int, L: int, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`_attention_weights` of runs ``r0:r1`` (one length, ``L`` positions) from :func:`_hand_consts`."""
+    f = tuple(t[r0:r1, :, :L] for t in k.factors[:3]) + (k.factors[3][r0:r1],)
+    return _attention_weights(k.base[r0:r1, :, :L], k.delta[r0:r1], X, f, any(k.big[r0:r1]))
+
+
+@dataclasses.dataclass
+class _Consts:
+    """The per-run, per-step terms of the direct softmax (:func:`_hand_consts`): scores
+    ``base`` ``(W, H, Lmax)`` and ``delta`` ``(W, H)``, their :func:`_weight_factors` (``big`` as a
+    list), ``AT`` ``(W, H d, d)`` (``A_h^T = Wv_h^T Wo_h^T``
+    stacked), ``c`` ``(W, d)`` (``bo + sum_h Wo_h bv_h``), and for the backward pass ``q`` and
+    ``WoP`` (``Wo`` as ``(W H, dv, d)``)."""
+
+    base: torch.Tensor
+    delta: torch.Tensor
+    factors: tuple[torch.Tensor, ...]
+    big: list[bool]
+    AT: torch.Tensor
+    c: torch.Tensor
+    q: torch.Tensor
+    WoP: torch.Tensor
+
+
+def _hand_consts(p: dict[str, torch.Tensor], lay: _Layout, shape: ModelShape) -> _Consts:
+    """The terms of :func:`_logits` (``method="softmax"``) that do not depend on the samples,
+    for all runs at once.  The value side is written through the attended inputs
+    ``z_h = sum_t p_t x_t = P_h PE + e0 + w1 (e1 - e0) + wc (ecls - e0)`` (the weights sum to 1):
+    ``attn = sum_h A_h z_h + c``."""
+    W = p["Wq"].shape[0]
+    d, H, dk, dv = shape.d, shape.heads, shape.key_dim, shape.value_dim
+    scale = 1.0 / math.sqrt(dk)
+    q = torch.baddbmm(p["bq"].reshape(W, H * dk, 1), p["Wq"].reshape(W, H * dk, d), lay.xc[:, :, None])
+    q = q.view(W, H, dk)
+    rv = torch.bmm(q.view(W * H, 1, dk), p["Wk"].reshape(W * H, dk, d)).view(W, H, d) * scale
+    cb = (p["bk"] * q).sum(-1) * scale
+    a = torch.bmm(rv, lay.E.transpose(1, 2))                                # (W, H, 3)
+    base = torch.matmul(rv, lay.PE.T)
+    base += cb[..., None] + a[..., 0:1] * lay.data1[:, None] + a[..., 2:3] * lay.cls1[:, None]
+    delta = a[..., 1] - a[..., 0]
+    WoP = p["Wo"].permute(0, 2, 3, 1).reshape(W * H, dv, d)                 # Wo_h^T: (dv, d_o)
+    AT = torch.bmm(p["Wv"].reshape(W * H, dv, d).transpose(1, 2), WoP)     # A_h^T: (d_i, d_o)
+    c = torch.baddbmm(p["bo"][:, None], p["bv"].reshape(W, 1, H * dv), WoP.view(W, H * dv, d))[:, 0]
+    factors = _weight_factors(base.masked_fill(lay.pad[:, None], float("-inf")), delta)
+    return _Consts(base=base, delta=delta, factors=factors[:4], big=factors[4].tolist(),
+                   AT=AT.view(W, H * d, d), c=c, q=q, WoP=WoP)
+
+
+def _hand_forward(p: dict[str, torch.Tensor], lay: _Layout, shape: ModelShape, k: _Consts,
+                  Xs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, dict[str, Any]]:
+    """Logits ``(W, n, n_classes)`` from :func:`_hand_consts` and the 0/1 data of every group
+    ``Xs[j]`` ``(R_j, n, L_j)``: per group the scores ``(R_j, n, H, L_j)``, their softmax and one
+    product ``(n H x L)(L x d)`` with ``PE``; then for all runs the attended inputs ``Z``
+    ``(W, n, H d)`` and one product ``Z A^T``.  Returns the logits and what
+    :func:`_hand_backward` needs."""
+    W, H, d = k.base.shape[0], shape.heads, shape.d
+    n = Xs[0].shape[1]
+    dt = k.base.dtype
+    G = torch.empty(W, n * H, d, dtype=dt)
+    wts = torch.empty(W, n, H, 3, dtype=dt)          # w1, wc, 1 per sample and head
+    wts[..., 2] = 1
+    Ps = []
+    r0 = 0
+    for j, X in enumerate(Xs):
+        Rj, L = X.shape[0], lay.lengths[j] + 1
+        r1 = r0 + Rj
+        P, wts[r0:r1, :, :, 0] = _group_weights(k, r0, r1, L, X)
+        torch.matmul(P.view(Rj, n * H, L), lay.PE[:L], out=G[r0:r1])
+        wts[r0:r1, :, :, 1] = P[..., L - 1]
+        Ps.append(P)
+        r0 = r1
+    Z = G.baddbmm_(wts.view(W, n * H, 3), lay.Ed).view(W, n, H * d)
+    attn = torch.baddbmm(k.c[:, None], Z, k.AT)
+    h = attn
+    if shape.dense_units is not None:
+        h = torch.baddbmm(p["bd"][:, None], torch.relu_(attn), p["Wd"].transpose(1, 2))
+    z = torch.baddbmm(p["br"][:, None], h, p["Wr"].transpose(1, 2))
+    return z, dict(Ps=Ps, Xs=Xs, Z=Z, h1=attn, h=h)
+
+
+def _hand_eval_consts(lay: _Layout, shape: ModelShape, k: _Consts) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """For evaluation (many samples per run): per group ``PE A_h^T`` ``(R_j, H L_j, d)``, and
+    ``Ed A_h^T`` ``(W, 3 H, d)`` (rows ``A_h (e1 - e0)``, ``A_h (ecls - e0)``, ``A_h e0``)."""
+    W, H, d = k.AT.shape[0], shape.heads, shape.d
+    AT = k.AT.view(W, H, d, d)
+    peat, r0 = [], 0
+    for T, Rj in zip(lay.lengths, lay.sizes):
+        peat.append(torch.matmul(lay.PE[:T + 1], AT[r0:r0 + Rj]).view(Rj, H * (T + 1), d))
+        r0 += Rj
+    return peat, torch.matmul(lay.Ed[:, None], AT).view(W, 3 * H, d)
+
+
+def _hand_eval_forward(p: dict[str, torch.Tensor], lay: _Layout, shape: ModelShape, k: _Consts,
+                       ek: tuple[list[torch.Tensor], torch.Tensor], Xs: Sequence[torch.Tensor]) -> torch.Tensor:
+    """The logits of :func:`_hand_forward` without what only the backward pass needs: the
+    attention output is ``[P_1 .. P_H] [PE A_1^T; ..; PE A_H^T] + [w1, wc, 1] Ed A^T + c``
+    (one ``(n x H L)(H L x d)`` product per group, :func:`_hand_eval_consts`)."""
+    peat, EdAT = ek
+    W, H = k.base.shape[0], shape.heads
+    n = Xs[0].shape[1]
+    wts = torch.empty(W, n, H, 3, dtype=k.base.dtype)
+    wts[..., 2] = 1
+    Ps, r0 = [], 0
+    for j, X in enumerate(Xs):
+        Rj, L = X.shape[0], lay.lengths[j] + 1
+        r1 = r0 + Rj
+        P, wts[r0:r1, :, :, 0] = _group_weights(k, r0, r1, L, X)
+        wts[r0:r1, :, :, 1] = P[..., L - 1]
+        Ps.append(P)
+        r0 = r1
+    attn = torch.baddbmm(k.c[:, None], wts.view(W, n, 3 * H), EdAT)
+    r0 = 0
+    for j, P in enumerate(Ps):
+        Rj, L = P.shape[0], lay.lengths[j] + 1
+        attn[r0:r0 + Rj].baddbmm_(P.view(Rj, n, H * L), peat[j])
+        r0 += Rj
+    h = attn
+    if shape.dense_units is not None:
+        h = torch.baddbmm(p["bd"][:, None], torch.relu_(attn), p["Wd"].transpose(1, 2))
+    return torch.baddbmm(p["br"][:, None], h, p["Wr"].transpose(1, 2))
+
+
+def _logit_grad(z: torch.Tensor, y: torch.Tensor, loss: str) -> torch.Tensor:
+    """Gradient of the summed per-run mean losses (:func:`_per_run_loss`) with respect to ``z``."""
+    target = F.one_hot(y, z.shape[-1]).to(z.dtype)
+    if loss == "bce-two-logits":
+        return (torch.sigmoid(z) - target) / (z.shape[1] * z.shape[2])
+    return (torch.softmax(z, dim=-1) - target) / z.shape[1]
+
+
+def _hand_backward(p: dict[str, torch.Tensor], lay: _Layout, shape: ModelShape, k: _Consts,
+                   cache: dict[str, Any], gz: torch.Tensor, g: dict[str, torch.Tensor],
+                   alpha: float = 1.0) -> None:
+    """Gradients of :func:`_hand_forward`'s logits against ``gz`` ``(W, n, n_classes)``, times
+    ``alpha`` and added to ``g`` (name -> contiguous ``(W, *shape)``, :func:`_name_major`): zeros
+    and ``alpha = 1`` give the gradient; the momentum (already times ``mu``) and ``alpha = -lr``
+    give Keras' update ``v <- mu v - lr grad`` without a gradient buffer (the products add into
+    it directly)."""
+    al = alpha
+    W, n = gz.shape[:2]
+    d, H, dk, dv = shape.d, shape.heads, shape.key_dim, shape.value_dim
+    scale = 1.0 / math.sqrt(dk)
+    h = cache["h"]
+    g["Wr"].baddbmm_(gz.transpose(1, 2), h, alpha=al)
+    g["br"].add_(gz.sum(1), alpha=al)
+    gh = torch.bmm(gz, p["Wr"])
+    if shape.dense_units is not None:
+        h1 = cache["h1"]
+        g["Wd"].baddbmm_(gh.transpose(1, 2), h1, alpha=al)
+        g["bd"].add_(gh.sum(1), alpha=al)
+        gattn = torch.ops.aten.threshold_backward(torch.bmm(gh, p["Wd"]), h1, 0)
+    else:
+        gattn = gh
+    # attn = Z A^T + c, c = bo + sum_h Wo_h bv_h, A_h^T = Wv_h^T Wo_h^T
+    Z = cache["Z"]
+    gc = gattn.sum(1)
+    g["bo"].add_(gc, alpha=al)
+    gAT = torch.bmm(Z.transpose(1, 2), gattn).view(W * H, d, d)
+    gWoT = torch.bmm(p["Wv"].reshape(W * H, dv, d), gAT).view(W, H, dv, d)
+    gWoT += p["bv"][..., None] * gc[:, None, None, :]
+    g["Wo"].add_(gWoT.permute(0, 3, 1, 2), alpha=al)
+    g["Wv"].view(W * H, dv, d).baddbmm_(k.WoP, gAT.transpose(1, 2), alpha=al)
+    g["bv"].view(W, H * dv, 1).baddbmm_(k.WoP.view(W, H * dv, d), gc[:, :, None], alpha=al)
+    # Z = P PE + [w1, wc, 1] Ed per sample and head
+    gZ = torch.bmm(gattn, k.AT.transpose(1, 2)).view(W, n * H, d)
+    gw = torch.bmm(gZ, lay.Ed[:, :2].transpose(1, 2)).view(W, n, H, 2)
+    # per group, back through the product with PE and the softmax
+    Lmax = k.base.shape[2]
+    gbase = torch.zeros(W, H, Lmax, dtype=gz.dtype)
+    gdelta = torch.empty(W, H, dtype=gz.dtype)
+    r0 = 0
+    for j, (P, X) in enumerate(zip(cache["Ps"], cache["Xs"])):
+        Rj, L = X.shape[0], lay.lengths[j] + 1
+        r1 = r0 + Rj
+        gP = torch.matmul(gZ[r0:r1], lay.PE[:L].T).view(Rj, n, H, L)
+        gP.addcmul_(gw[r0:r1, :, :, 0:1], X[:, :, None, :])
+        gP[..., L - 1] += gw[r0:r1, :, :, 1]
+        gS = torch._softmax_backward_data(gP, P, -1, P.dtype)
+        torch.sum(gS, dim=1, out=gbase[r0:r1, :, :L])
+        torch.sum((gS * X[:, :, None, :]).sum(-1), dim=1, out=gdelta[r0:r1])
+        r0 = r1
+    # base = rv PE^T + cb + a0 data1 + a2 cls1, delta = a1 - a0, a = rv E^T
+    gcb = gbase.sum(-1)
+    ga = torch.stack([(gbase * lay.data1[:, None]).sum(-1) - gdelta, gdelta,
+                      (gbase * lay.cls1[:, None]).sum(-1)], dim=-1)        # (W, H, 3)
+    grv = torch.baddbmm(torch.matmul(gbase, lay.PE), ga, lay.E) * scale    # d loss / d (rv / scale)
+    q = k.q
+    gq = torch.bmm(grv.view(W * H, 1, d), p["Wk"].reshape(W * H, dk, d).transpose(1, 2)).view(W, H, dk)
+    g["Wk"].view(W * H, dk, d).baddbmm_(q.reshape(W * H, dk, 1), grv.view(W * H, 1, d), alpha=al)
+    gcbs = gcb[..., None] * scale
+    gq += gcbs * p["bk"]
+    g["bk"].addcmul_(gcbs, q, value=al)
+    g["Wq"].view(W, H * dk, d).baddbmm_(gq.reshape(W, H * dk, 1), lay.xc[:, None, :], alpha=al)
+    g["bq"].add_(gq, alpha=al)
+
+
+def _hand_loss_grad(flat: torch.Tensor, bits: torch.Tensor, embeddings: torch.Tensor,
+                    labels: torch.Tensor, config: ProtocolConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-run mean loss ``(R,)`` and its gradient ``(R, P)`` for ``R`` runs of one length, by the
+    hand-written forward and backward the trainer uses (``method="softmax"``); for the tests."""
+    config = _check_config(config)
+    shape = config.model_shape
+    R, n, T = _check_inputs(flat, bits, embeddings, shape)
+    flat = flat.detach()
+    lay = _layout([T] * R, embeddings, shape.d, flat.dtype)
+    p = unflatten(flat, shape)
+    k = _hand_consts(p, lay, shape)
+    z, cache = _hand_forward(p, lay, shape, k, [_ones_indicator(bits, flat.dtype)], )
+    y = labels.long()
+    _, grads = _name_major(torch.zeros_like(flat), shape)
+    _hand_backward(p, lay, shape, k, cache, _logit_grad(z, y, config.loss), grads)
+    return _per_run_loss(z, y, config.loss), _flat_of(grads, R)
+
+
 # ------------------------------------------------------------------------------ the trainer
+def _name_major(flat: torch.Tensor, shape: ModelShape) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """``flat`` ``(W, P)`` -> a 1-d buffer holding every parameter as a contiguous ``(W, *shape)``
+    block, and those blocks (views of it) by name."""
+    W = flat.shape[0]
+    parts = unflatten(flat, shape)
+    buf = torch.cat([v.reshape(-1) for v in parts.values()]) if W else flat.new_zeros(0)
+    views, pos = {}, 0
+    for k, v in parts.items():
+        views[k] = buf[pos:pos + v.numel()].view(v.shape)
+        pos += v.numel()
+    return buf, views
+
+
+def _flat_of(views: dict[str, torch.Tensor], W: int) -> torch.Tensor:
+    """The inverse of :func:`_name_major`: ``(W, P)``."""
+    return torch.cat([v.detach().reshape(W, math.prod(v.shape[1:])) for v in views.values()], dim=1)
+
+
 @dataclasses.dataclass
 class _Bank:
     """Tensors of all runs of one length ``T`` (rows in ``run_ids`` order)."""
@@ -419,26 +715,40 @@ class StructuredTrainer:
             pos += len(loc)
         self._groups = groups
         self._work_ids = torch.tensor(order, dtype=torch.long)
-        self._wflat = self.flat.index_select(0, self._work_ids)
-        self._wmom = self.mom.index_select(0, self._work_ids)
+        # the work tensors are name-major (every parameter a contiguous ``(W, *shape)`` block of
+        # one buffer): the products read and write them without copies, and the update of the
+        # weights is one operation
+        self._wbuf, self._leaves = _name_major(self.flat.index_select(0, self._work_ids), self.shape)
+        self._mbuf, self._moms = _name_major(self.mom.index_select(0, self._work_ids), self.shape)
         if not groups:
-            self._leaves, self._moms = {}, {}
             return
-        # one autograd leaf per parameter, a view of the work tensor: the backward pass writes
-        # each gradient once and the update writes through to the work tensor
-        self._leaves = {k: v.requires_grad_(True) for k, v in unflatten(self._wflat, self.shape).items()}
-        self._moms = unflatten(self._wmom, self.shape)
-        ptr = (self._wflat.untyped_storage().data_ptr(), self._wmom.untyped_storage().data_ptr())
+        # autograd leaves for the factorized method; the hand-written backward (direct softmax)
+        # adds its products into the momentum views; the update writes through
+        if self.method != "softmax":
+            self._leaves = {k: v.requires_grad_(True) for k, v in self._leaves.items()}
+        ptr = (self._wbuf.untyped_storage().data_ptr(), self._mbuf.untyped_storage().data_ptr())
         if any((a.untyped_storage().data_ptr(), b.untyped_storage().data_ptr()) != ptr
                for a, b in zip(self._leaves.values(), self._moms.values())):
             raise RuntimeError("parameter views must share the work tensors' storage")
         self._ytr = torch.cat([g.bank.ytr.index_select(0, g.local) for g in groups])
+        # row offsets of every work run in its group's flattened training data
+        self._row_offsets = torch.cat([torch.arange(g.stop - g.start) * self.config.n_train
+                                       for g in groups])[:, None]
         self._lay = self._layout_of(groups)
 
     def _layout_of(self, groups: Sequence[_Group]) -> _Layout:
         lengths = [g.bank.T for g in groups for _ in range(g.local.numel())]
         E = torch.cat([g.bank.E.index_select(0, g.local) for g in groups])
         return _layout(lengths, E, self.shape.d, self.dtype)
+
+    @property
+    def _wflat(self) -> torch.Tensor:
+        """The work parameters as ``(W, P)`` (a copy)."""
+        return _flat_of(self._leaves, self._work_ids.numel())
+
+    @property
+    def _wmom(self) -> torch.Tensor:
+        return _flat_of(self._moms, self._work_ids.numel())
 
     def _write_back(self) -> None:
         if self._work_ids.numel():
@@ -514,6 +824,9 @@ class StructuredTrainer:
         for s in range(0, n, bs):
             rows = perms[:, s:s + bs]
             b = rows.shape[1]
+            if self.method == "softmax":
+                self._hand_step(rows, lr, correct, loss_sum)
+                continue
 
             def fetch(j: int, sel: torch.Tensor | None, rows: torch.Tensor = rows, b: int = b) -> torch.Tensor:
                 g = self._groups[j]
@@ -536,6 +849,30 @@ class StructuredTrainer:
         self.epoch += 1
         self._last_running = {"correct": correct, "loss": loss_sum / n}
         return self._last_running
+
+    @torch.no_grad()
+    def _hand_step(self, rows: torch.Tensor, lr: float, correct: torch.Tensor,
+                   loss_sum: torch.Tensor) -> None:
+        """One SGD step of every work run on minibatch ``rows`` ``(W, b)`` by the hand-written
+        forward and backward (:func:`_hand_forward`, :func:`_hand_backward`, which adds
+        ``-lr`` times the gradient into the momentum already scaled by ``mu``); then the weights
+        of all runs take the momentum in one operation."""
+        cfg, shape, p = self.config, self.shape, self._leaves
+        b = rows.shape[1]
+        flat_rows = (rows + self._row_offsets).flatten()
+        Xs = []
+        for g in self._groups:
+            Rj, n, L = g.Xtr.shape
+            Xs.append(g.Xtr.view(Rj * n, L).index_select(0, flat_rows[g.start * b:g.stop * b]).view(Rj, b, L))
+        k = _hand_consts(p, self._lay, shape)
+        z, cache = _hand_forward(p, self._lay, shape, k, Xs)
+        y = torch.gather(self._ytr, 1, rows)
+        loss = _per_run_loss(z, y, cfg.loss)
+        self._mbuf.mul_(cfg.momentum)
+        _hand_backward(p, self._lay, shape, k, cache, _logit_grad(z, y, cfg.loss), self._moms, alpha=-lr)
+        correct += (z.argmax(-1) == y).sum(-1)
+        loss_sum += loss.double() * b
+        self._wbuf.add_(self._mbuf)
 
     # -- evaluation --------------------------------------------------------------------------
     @torch.no_grad()
@@ -571,6 +908,26 @@ class StructuredTrainer:
         chunk = min(self.config.val_chunk, n)
         loss = torch.zeros(W, dtype=torch.float64)
         acc = torch.zeros(W, dtype=torch.float64)
+        if self.method == "softmax":
+            k = _hand_consts(p, lay, self.shape)
+            ek = _hand_eval_consts(lay, self.shape, k)
+            # at most ~2^20 scores per group and chunk: larger temporaries are fresh pages from
+            # the system at every chunk (page faults cost more than the per-chunk overhead)
+            per = max(Rj * self.shape.heads * (T + 1) for T, Rj in zip(lay.lengths, lay.sizes))
+            chunk = min(chunk, max(1, _EVAL_SCORES // per))
+            for s in range(0, n, chunk):
+                m = min(chunk, n - s)
+                Xs = []
+                for g, X in zip(groups, banks_X):
+                    X = X[:, s:s + m]
+                    if g.local.numel() != X.shape[0] or not torch.equal(g.local, torch.arange(X.shape[0])):
+                        X = X.index_select(0, g.local)
+                    Xs.append(X)
+                z = _hand_eval_forward(p, lay, self.shape, k, ek, Xs)
+                y = Y[:, s:s + m]
+                loss += _per_run_loss(z, y, self.config.loss).double() * (m / n)
+                acc += (z.argmax(-1) == y).double().sum(-1) / n
+            return loss, acc
         for s in range(0, n, chunk):
             m = min(chunk, n - s)
             def fetch(j: int, sel: torch.Tensor | None, s: int = s, m: int = m) -> torch.Tensor:
@@ -767,9 +1124,12 @@ def structured_flops(config: ProtocolConfig, T: int, *, batch: int | None = None
                      method: str = "softmax") -> dict[str, int]:
     """Floating-point operations of one training step of one run of length ``T`` (minibatch
     ``batch``, default ``config.batch_size``), counting the matrix products as implemented
-    (``2 m k n`` per ``(m x k)(k x n)``; a backward product only for operands that need a
-    gradient: the data, ``PE`` and the embeddings need none).  Element-wise work (exponentials,
-    the softmax of ``method="softmax"``, the loss) is not counted.
+    (``2 m k n`` per ``(m x k)(k x n)``, outer products and weighted sums included; a backward
+    product only for operands that need a gradient: the data, ``PE`` and the embeddings need
+    none).  ``method="softmax"``: the trainer's hand-written forward and backward
+    (:func:`_hand_forward`, :func:`_hand_backward`); ``"factorized"``: the autograd path of
+    :func:`structured_logits`.  Element-wise work (exponentials, the softmax normalization, the
+    loss) is not counted.
 
     Returns ``{"forward", "backward", "total", "per_sample_forward"}`` (``per_sample_forward``:
     the part of the forward that grows with the batch, divided by it).
@@ -781,19 +1141,35 @@ def structured_flops(config: ProtocolConfig, T: int, *, batch: int | None = None
     s = config.model_shape
     d, H, dk, dv, L = s.d, s.heads, s.key_dim, s.value_dim, T + 1
     m = s.dense_units if s.dense_units is not None else d
+    C = s.n_classes
+    if method == "softmax":
+        # (forward, backward) flops per run and per sample of the hand-written step
+        run_f = [2 * H * dk * d, 2 * H * dk * d, 2 * H * dk, 2 * H * d * 3,   # q, r, cb, a
+                 2 * H * L * d,                                               # r PE^T
+                 2 * H * d * dv * d, 2 * H * dv * d]                          # A^T, c
+        run_b = [2 * H * L * d + 2 * H * 3 * d,                               # grad r
+                 2 * H * dk * d, 2 * H * dk * d, 2 * H * dk * d, 2 * H * dk,  # Wk, q, Wq, bk
+                 2 * H * dv * d * d, 2 * H * dv * d * d,                      # Wo, Wv
+                 2 * H * dv * d, 2 * H * dv * d]                              # bv, bv (x) c
+        per_f = [2 * H * L * d, 2 * H * L, 2 * H * 3 * d, 2 * H * d * d]      # P PE, w1, Z, Z A^T
+        per_b = [2 * H * L * d, 2 * H * L, 2 * H * d * 2,                     # grad P, delta, w
+                 2 * H * d * d, 2 * H * d * d]                                # grad Z, grad A^T
+        if s.dense_units is not None:
+            per_f.append(2 * d * m)
+            per_b += [2 * d * m, 2 * d * m]
+        per_f.append(2 * m * C)
+        per_b += [2 * m * C, 2 * m * C]
+        fwd = sum(run_f) + b * sum(per_f)
+        bwd = sum(run_b) + b * sum(per_b)
+        return {"forward": fwd, "backward": bwd, "total": fwd + bwd, "per_sample_forward": sum(per_f)}
     # (forward flops, backward factor) of every product; factor 2: both operands need a gradient
     run = [(2 * H * dk * d, 1), (2 * H * dk * d, 2), (2 * H * dk, 2), (2 * H * d * 3, 1),
            (2 * H * L * d, 1), (2 * H * d * dv * d, 2), (2 * H * L * d * d, 1),
-           (2 * H * 3 * d * d, 1), (2 * d * H * dv, 2)]
-    if method == "factorized":
-        per = [(2 * H * L * (d + 2), 1)]
-        run.append((2 * H * L * (d + 1), 1))                     # u * PEA and the totals
-    else:
-        per = [(2 * H * L * d, 2), (2 * H * L, 2)]               # P @ PEA and P * O summed
-    per += [(2 * H * d * 2, 2)]                                  # w1, wc times A_h(e - e0)
+           (2 * H * 3 * d * d, 1), (2 * d * H * dv, 2), (2 * H * L * (d + 1), 1)]
+    per = [(2 * H * L * (d + 2), 1), (2 * H * d * 2, 2)]          # the mixing product; w1, wc terms
     if s.dense_units is not None:
         per.append((2 * d * m, 2))
-    per.append((2 * m * s.n_classes, 2))
+    per.append((2 * m * C, 2))
     fwd = sum(f for f, _ in run) + b * sum(f for f, _ in per)
     bwd = sum(f * k for f, k in run) + b * sum(f * k for f, k in per)
     return {"forward": fwd, "backward": bwd, "total": fwd + bwd,
