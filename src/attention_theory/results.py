@@ -343,6 +343,18 @@ def save_checkpoint(path: str | os.PathLike, state: Mapping[str, Any], *,
     return atomic_write_bytes(path, buf.getvalue())
 
 
+def _checkpoint_bytes(path: str | os.PathLike) -> tuple[Path, bytes] | None:
+    """``(path, its bytes)``, or ``None`` when there is no checkpoint (a fresh start); an empty file
+    is a damaged checkpoint."""
+    p = Path(path)
+    if not p.exists():
+        return None
+    data = p.read_bytes()
+    if not data:
+        raise CorruptCheckpoint(p, "is empty (0 bytes)")
+    return p, data
+
+
 def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None = None
                     ) -> dict[str, Any] | None:
     """The checkpoint at ``path``, or ``None`` when there is none (a fresh start).
@@ -354,12 +366,10 @@ def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None
     """
     import torch
 
-    p = Path(path)
-    if not p.exists():
+    found = _checkpoint_bytes(path)
+    if found is None:
         return None
-    data = p.read_bytes()
-    if not data:
-        raise CorruptCheckpoint(p, "is empty (0 bytes)")
+    p, data = found
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = [n for n in zf.namelist() if n.endswith("/" + _CHECKSUM_RECORD)]
@@ -422,12 +432,10 @@ def load_json_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] |
     and :class:`CheckpointMismatch` when ``config`` is given and differs from the saved one (one
     line naming the file, as :func:`load_checkpoint`).
     """
-    p = Path(path)
-    if not p.exists():
+    found = _checkpoint_bytes(path)
+    if found is None:
         return None
-    data = p.read_bytes()
-    if not data:
-        raise CorruptCheckpoint(p, "is empty (0 bytes)")
+    p, data = found
     try:
         obj = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):

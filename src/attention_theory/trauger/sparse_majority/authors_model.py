@@ -52,6 +52,7 @@ import numpy as np
 import torch
 
 from attention_theory._validate import check_int
+from attention_theory.trauger.sparse_majority.data import check_index_set_size
 
 __all__ = [
     "STREAMS",
@@ -201,15 +202,10 @@ def make_authors_run(T: int, *, seed: int, n_train: int = 300, n_val: int = 10_0
     (lines 155-158); labels ``1{sum_{i in I} S_i >= k/2}`` (line 37; ``k`` odd, so no ties); the
     embeddings are :func:`random_orthogonal_embeddings`.  Streams: :func:`run_generator`.
     """
-    T = check_int(T, "T", minimum=2)
+    T, k = check_index_set_size(T, k)
     seed = check_int(seed, "seed", minimum=0)
     n_train = check_int(n_train, "n_train", minimum=1)
     n_val = check_int(n_val, "n_val", minimum=1)
-    k = check_int(k, "k", minimum=1)
-    if k % 2 == 0:
-        raise ValueError(f"k must be odd so that the majority has no ties, got {k}")
-    if k >= T:
-        raise ValueError(f"k must be smaller than T, got k={k}, T={T}")
     index_set = torch.sort(torch.randperm(T, generator=run_generator(T, seed, "index_set"))[:k]).values
     S = torch.randint(0, 2, (n_train + n_val, T), generator=run_generator(T, seed, "sequences"))
     labels = (2 * S[:, index_set].sum(dim=1) > k).to(torch.int64)

@@ -25,6 +25,7 @@ import torch
 from attention_theory._validate import check_int
 
 __all__ = [
+    "check_index_set_size",
     "CLS",
     "PAD",
     "token_embeddings",
@@ -80,17 +81,24 @@ def positional_encoding(length: int, d: int, *, dtype: torch.dtype = torch.float
     return pe.to(dtype)
 
 
-def sample_index_set(T: int, k: int = 9, *, seed: int) -> torch.Tensor:
-    """The hidden index set ``I``: ``k`` distinct positions of ``{0, ..., T-1}``, sorted.
-
-    ``k`` must be odd (no ties) and smaller than ``T`` (the paper's ``|I| < T``).
-    """
+def check_index_set_size(T: int, k: int) -> tuple[int, int]:
+    """Validate a sequence length ``T >= 2`` and an index-set size ``k``: odd (the majority has no
+    ties) and smaller than ``T`` (the paper's ``|I| < T``); returns them as ints."""
     T = check_int(T, "T", minimum=2)
     k = check_int(k, "k", minimum=1)
     if k % 2 == 0:
         raise ValueError(f"k must be odd so that the majority has no ties, got {k}")
     if k >= T:
         raise ValueError(f"k must be smaller than T, got k={k}, T={T}")
+    return T, k
+
+
+def sample_index_set(T: int, k: int = 9, *, seed: int) -> torch.Tensor:
+    """The hidden index set ``I``: ``k`` distinct positions of ``{0, ..., T-1}``, sorted.
+
+    ``k`` must be odd (no ties) and smaller than ``T`` (the paper's ``|I| < T``).
+    """
+    T, k = check_index_set_size(T, k)
     perm = torch.randperm(T, generator=_generator(seed))
     return torch.sort(perm[:k]).values
 
