@@ -3,7 +3,7 @@
 The scale is read from ``ATTN_SCALE`` (``smoke`` when unset) unless a caller opts into
 another one with :func:`use_scale` for a block of code; no module writes the environment.
 Functions whose result depends on the scale and that cache it use :func:`cached_per_scale`,
-so a cached value is never reused at the other scale.
+so a cached value is never reused at the other scale (or under another default dtype).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import functools
 import os
+import sys
 from typing import Any, Callable, Iterator, TypeVar
 
 SCALES = ("smoke", "full")
@@ -55,17 +56,25 @@ def pick(smoke: Any, full: Any) -> Any:
     return full if scale() == "full" else smoke
 
 
+def _default_dtype_key() -> str | None:
+    """torch's default dtype when torch is loaded (``None`` otherwise): part of every cache key."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else str(torch.get_default_dtype())
+
+
 def cached_per_scale(maxsize: int = 8) -> Callable[[F], F]:
-    """Like ``functools.lru_cache(maxsize)``, with the current :func:`scale` as part of the key."""
+    """Like ``functools.lru_cache(maxsize)``, with the current :func:`scale` and torch's default
+    dtype as part of the key, so a value computed at one scale or precision is never reused at
+    another."""
 
     def deco(fn: F) -> F:
         @functools.lru_cache(maxsize=maxsize)
-        def cached(_scale: str, *args: Any, **kwargs: Any) -> Any:
+        def cached(_scale: str, _dtype: str | None, *args: Any, **kwargs: Any) -> Any:
             return fn(*args, **kwargs)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return cached(scale(), *args, **kwargs)
+            return cached(scale(), _default_dtype_key(), *args, **kwargs)
 
         wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]

@@ -59,3 +59,25 @@ def test_checks_restore_the_callers_default_dtype():
     before = torch.get_default_dtype()
     fc.check_spectral_le_frobenius()
     assert torch.get_default_dtype() == before
+
+
+def test_scale_dependent_caches_key_on_scale_and_dtype():
+    import torch
+
+    from attention_theory.config import cached_per_scale, use_scale
+    from attention_theory.foundations.tensors import default_dtype
+
+    calls = []
+
+    @cached_per_scale(maxsize=8)
+    def f(x):
+        calls.append(x)
+        return torch.zeros(1).dtype
+
+    with use_scale("smoke"):
+        assert f(1) == torch.get_default_dtype() and f(1) == torch.get_default_dtype()
+    with use_scale("full"):
+        f(1)
+    with default_dtype(torch.float64), use_scale("smoke"):
+        assert f(1) == torch.float64
+    assert calls == [1, 1, 1]
