@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: book test lint check-html install clean
+.PHONY: book book-fresh pdf test lint check-html install clean
 
 install: $(STAMP)
 
@@ -15,10 +15,36 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[book]'
 	@touch $(STAMP)
 
-# Build the HTML book, executing every chapter at smoke scale (ATTN_SCALE=smoke unless set).
+# Build the HTML book at smoke scale (ATTN_SCALE=smoke unless set). Chapters are executed
+# through jupyter-cache (_build/.jupyter_cache): a chapter is executed again only when its code,
+# the package source, results/, pyproject.toml or an ATTN_* setting changed; a cached chapter's
+# check records are restored from the run that computed them (attention_theory.sphinx.bookcache).
+# ATTN_BOOK_CACHE=0 (make book-fresh) executes every chapter.
 book: $(STAMP)
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 	@echo "Open _build/html/index.html"
+
+book-fresh: $(STAMP)
+	ATTN_BOOK_CACHE=0 $(MAKE) book
+
+# The whole book as one PDF (_build/pdf/attention-theory-verified.pdf), with XeLaTeX. Uses the
+# same cache as `make book` (a chapter already executed is not executed again), then rebuilds
+# the HTML (from the cache) so that every page's footer links the PDF. Installs Debian's TeX
+# packages when missing (needs root and apt).
+PDF := _build/pdf/attention-theory-verified.pdf
+pdf: $(STAMP)
+	@command -v latexmk >/dev/null && command -v xelatex >/dev/null && command -v xindy >/dev/null && \
+	  command -v rsvg-convert >/dev/null && fc-list | grep -qi FreeSerif || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	    texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended texlive-xetex \
+	    texlive-plain-generic latexmk xindy fonts-freefont-otf tex-gyre lmodern poppler-utils \
+	    librsvg2-bin; }
+	rm -rf _build/latex
+	ATTN_SCALE=$${ATTN_SCALE:-smoke} $(VENV)/bin/jupyter-book build . --builder pdflatex --all -n --keep-going
+	@mkdir -p $(dir $(PDF))
+	cp _build/latex/attention-theory-verified.pdf $(PDF)
+	$(MAKE) book
+	@echo "PDF: $(PDF) (linked from every page of _build/html)"
 
 # Lint gate (ruff: pyflakes and import order, configured in pyproject.toml), then unit tests,
 # negative controls, layout and global-state tests, and nbval over every chapter in _toc.yml.

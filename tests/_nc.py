@@ -1,11 +1,11 @@
-"""Marker for negative controls.
+"""Negative controls: ``with negative_control(claim_id, check): <run the check on a wrong variant>``.
 
-Every negative-control test calls ``negative_control(claim_id, check)`` with the
-registered check it exercises; ``tests/test_contract.py`` reads these calls and
-fails if a registered check has none.
+The block must raise :class:`~attention_theory.verify.ClaimViolation` from the registered check
+it names (not from a companion that failed first); see
+:func:`attention_theory.verify.negative_control`.  ``tests/core/test_contract.py`` reads these
+calls and fails if a registered check (or a declared part of one) has none.
 """
 
+from attention_theory.verify import negative_control
 
-def negative_control(claim_id: str, check: str) -> None:
-    """No-op marker naming the check that the surrounding test must see fail."""
-    return None
+__all__ = ["negative_control"]

@@ -9,7 +9,10 @@ checked as a reader would see it:
 * every image loaded (non-zero natural size);
 * every internal link and cross-reference points to an existing page and anchor;
 * the page references no external script, stylesheet or font (offline reading);
-* the Verified-claims table has one row per claim of ``claims.json``.
+* the Verified-claims table has one row per claim of ``claims.json``;
+* the footer of every page shows the package version, the build date and the git commit, and
+  links ``README.md``, ``CITATION.cff`` (copied into the HTML output) and, when ``make pdf`` has
+  built it, the PDF of the book.
 
 Screenshots of a few pages are written to ``_build/html-check/`` for a human look.
 This file is not collected by ``make test`` (its name does not start with ``test_``).
@@ -34,6 +37,7 @@ HTML = Path(os.environ.get("ATTN_HTML_DIR", ROOT / "_build" / "html"))
 SHOTS = HTML.parent / "html-check"
 SCREENSHOT_PAGES = ("index.html", "book/verified-claims.html", "book/errata.html",
                     "book/foundations/softmax.html", "book/trauger/linear-covering.html")
+PDF_NAME = "attention-theory-verified.pdf"
 EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=["'](?:https?:)?//""", re.I)
 
 if not (HTML / "index.html").exists():
@@ -148,10 +152,45 @@ def test_page(page, server, browser):
     external = EXTERNAL.findall((HTML / page).read_text(errors="replace"))
     if external:
         problems.append(f"external resources: {external[:3]}")
+    footer = _footer(browser)
+    if footer is None:
+        problems.append("no version/commit footer (div.attn-build-info)")
+    else:
+        if footer["version"] != _version() or not re.fullmatch(r"[0-9a-f]{7,40}|unknown", footer["commit"]):
+            problems.append(f"footer version/commit wrong: {footer}")
+        if not footer["visible"]:
+            problems.append("footer not visible")
+        missing = {"CITATION.cff", "README.md"} - set(footer["links"])
+        if missing:
+            problems.append(f"footer links missing: {sorted(missing)}")
+        if (HTML / PDF_NAME).exists() and PDF_NAME not in footer["links"]:
+            problems.append("the PDF is built but the footer does not link it")
     if page in SCREENSHOT_PAGES:
         SHOTS.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(SHOTS / (page.replace("/", "_").removesuffix(".html") + ".png")))
     assert not problems, f"{page}: " + "; ".join(problems)
+
+
+def _footer(drv) -> dict | None:
+    return drv.execute_script("""
+        const f = document.querySelector('.attn-build-info');
+        if (!f) { return null; }
+        const r = f.getBoundingClientRect();
+        return {version: f.dataset.version, commit: f.dataset.commit, date: f.dataset.date,
+                visible: r.width > 0 && r.height > 0,
+                links: Array.from(f.querySelectorAll('a')).map(a => a.getAttribute('href').split('/').pop())};
+    """)
+
+
+@functools.lru_cache(maxsize=None)
+def _version() -> str:
+    text = (ROOT / "src" / "attention_theory" / "__init__.py").read_text()
+    return re.search(r"""__version__\s*=\s*["']([^"']+)""", text).group(1)
+
+
+def test_citation_files_are_served():
+    for name in ("README.md", "CITATION.cff"):
+        assert (HTML / name).is_file() and (HTML / name).stat().st_size > 0, f"{name} not in the HTML output"
 
 
 def test_no_external_fonts_or_imports_in_css():

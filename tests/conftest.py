@@ -20,3 +20,25 @@ def float64_default():
 
     with default_dtype(torch.float64):
         yield
+
+
+@pytest.fixture
+def toy_check(monkeypatch):
+    """``with toy_check(claim_id, check, parts=()):`` runs the block as the registered check
+    ``(claim_id, check)``, registered for this test only, so tests of the verify API can call
+    the assertions directly (outside a registered check they refuse to write a record)."""
+    import contextlib
+
+    from attention_theory.verify import contract, outcomes
+
+    contract.registered_checks()  # register the real checks first, then copy the tables
+    monkeypatch.setattr(contract, "_CHECKS", dict(contract._CHECKS))
+    monkeypatch.setattr(contract, "_PARTS", dict(contract._PARTS))
+
+    @contextlib.contextmanager
+    def scope(claim_id="trauger-lemma-3-1", check="toy", parts=()):
+        contract.claim_check(claim_id, check, parts=parts)(lambda: None)
+        with outcomes.running_check(claim_id, check):
+            yield
+
+    return scope

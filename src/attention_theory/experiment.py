@@ -298,10 +298,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m attention_theory run <paper> <experiment> ...`` and ``... list``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     usage = ("usage: python -m attention_theory run <paper> <experiment> [options] | list\n"
-             "       python -m attention_theory run <paper> <experiment> --help")
+             "       python -m attention_theory run <paper> <experiment> --help\n"
+             "       python -m attention_theory check <claim-id> [--scale smoke|full] | --list | --all")
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)
         return 0 if argv else 2
+    if argv[0] == "check":
+        from attention_theory.verify.rerun import main as check_main
+
+        return check_main(argv[1:])
     if argv[0] == "list":
         for (paper, name), exp in sorted(experiments().items()):
             parts = " ".join(p.name for p in exp.parts)

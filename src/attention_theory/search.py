@@ -8,6 +8,7 @@ reported with its budget (restarts, steps, method).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any, Callable
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from attention_theory._validate import check_int
 
-__all__ = ["SearchResult", "maximize"]
+__all__ = ["SearchResult", "SizedSearch", "maximize", "maximize_over_sizes"]
 
 
 
@@ -116,3 +117,64 @@ def maximize(objective: Callable[[Any], Any], init: Callable[[np.random.Generato
     if best_x is None:  # every restart produced -inf: report the first start
         best_x = starts[0]
     return SearchResult(float(best_v), best_x, np.asarray(vals), np.asarray(starts))
+
+
+@dataclasses.dataclass
+class SizedSearch:
+    """Result of :func:`maximize_over_sizes`: the best value over every size and method, where
+    it was found, the best value per size, and the budget that found it (for the record)."""
+
+    best_value: float
+    best_size: Any
+    best_method: str
+    best_x: np.ndarray
+    per_size: dict[str, float]
+    budget: dict[str, Any]
+
+    def record(self) -> dict[str, Any]:
+        """What a check stores in its record's ``extra``: the budget, the best value per size,
+        and the best instance (size, method, point)."""
+        return {"search": {**self.budget, "best_value": self.best_value,
+                           "best_per_size": self.per_size,
+                           "best_instance": {"size": str(self.best_size), "method": self.best_method,
+                                             "x": [float(v) for v in self.best_x]}}}
+
+
+def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.random.Generator], np.ndarray],
+                        sizes: Any, *, methods: tuple[str, ...] = ("lbfgs", "nelder-mead"),
+                        restarts: int = 8, steps: int = 200, seed: int = 0,
+                        project: Callable[[Any, np.ndarray], np.ndarray] | None = None) -> SizedSearch:
+    """Maximize ``objective(size, x)`` over every size in ``sizes`` (the smallest included: the
+    worst case often sits there) with every method in ``methods`` (at least one gradient-based,
+    ``"lbfgs"``/``"adam"``, and one derivative-free, ``"nelder-mead"``), ``restarts`` random
+    starts each (:func:`maximize`).
+
+    ``objective(size, x)`` follows :func:`maximize`'s rules for the method (a torch tensor for
+    the gradient methods, a numpy array for Nelder-Mead); ``init(size, rng)`` draws a start and
+    ``project(size, x)`` maps back into the feasible set.  The best value is a lower bound on
+    the supremum over the sizes searched, reported with its budget.
+    """
+    sizes = list(sizes)
+    if not sizes:
+        raise ValueError("sizes must name at least one size")
+    methods = tuple(methods)
+    if not methods:
+        raise ValueError("methods must name at least one method")
+    if not ({"lbfgs", "adam"} & set(methods)) or "nelder-mead" not in methods:
+        raise ValueError(f"methods must include a gradient method (lbfgs/adam) and nelder-mead, got {methods}")
+    best: tuple[float, Any, str, np.ndarray] | None = None
+    per_size: dict[str, float] = {}
+    for i, size in enumerate(sizes):
+        for j, method in enumerate(methods):
+            res = maximize(functools.partial(objective, size), functools.partial(init, size),
+                           restarts=restarts, steps=steps, method=method, seed=seed + 1000 * i + j,
+                           project=None if project is None else functools.partial(project, size))
+            key = str(size)
+            per_size[key] = max(per_size.get(key, -math.inf), res.best_value)
+            if best is None or res.best_value > best[0]:
+                best = (res.best_value, size, method, res.best_x)
+    assert best is not None
+    budget = {"sizes": [str(z) for z in sizes], "methods": list(methods), "restarts": restarts,
+              "steps": steps, "seed": seed,
+              "evaluated_starts": len(sizes) * len(methods) * restarts}
+    return SizedSearch(best[0], best[1], best[2], best[3], per_size, budget)

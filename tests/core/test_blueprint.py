@@ -31,17 +31,26 @@ def test_erratum_propagates_downstream_only():
 def test_status_and_counts():
     s = _graph()
     s["trauger-thm-4-1"].reconstructed = True
-    reg = {"trauger-lemma-3-1": "erratum", "trauger-lemma-3-3": "verified",
+    reg = {"trauger-lemma-3-1": "false-as-printed", "trauger-lemma-3-3": "proof-erratum",
            "trauger-thm-4-1": "verified", "trauger-cor-4-1-1": "not-checkable"}
     counts = bp.paper_counts(s, reg)["trauger"]
-    assert counts == {"verified": 1, "partial": 0, "erratum": 1, "reconstruction": 1,
+    assert counts == {"verified": 0, "proof-erratum": 1, "partial": 0, "corrected-constant": 0,
+                      "false-as-printed": 1, "fails": 0, "reconstruction": 1,
                       "not-checkable": 1, "no-record": 0, "total": 4}
+    # a reconstruction that fails as printed shows the failure, not the reconstruction
+    assert bp.node_status(s["trauger-thm-4-1"], "fails") == "fails"
 
 
 def test_svg_links_every_node_and_marks_tainted_nodes():
     s = _graph()
-    svg = bp.render_svg(s, {"trauger-lemma-3-1": "erratum"}, {k: f"x.html#{k}" for k in s})
+    svg = bp.render_svg(s, {"trauger-lemma-3-1": "corrected-constant"}, {k: f"x.html#{k}" for k in s})
     for k in s:
         assert f'href="x.html#{k}"' in svg
     assert svg.count('stroke="#c0392b" stroke-width="2"') == 4  # 3 tainted nodes + legend swatch
     assert bp.render_svg({}, {}, {}).startswith("<p>")
+
+
+def test_a_proof_erratum_does_not_taint_what_uses_it():
+    s = _graph()
+    svg = bp.render_svg(s, {"trauger-lemma-3-1": "proof-erratum"}, {k: f"x.html#{k}" for k in s})
+    assert svg.count('stroke="#c0392b" stroke-width="2"') == 1  # the legend swatch only

@@ -16,9 +16,11 @@ BOOK = TESTS.parent / "book"
 
 
 def _negative_control_pairs() -> set[tuple[str, str]]:
-    pat = re.compile(r"""negative_control\(\s*["']([a-z0-9-]+)["']\s*,\s*["']([a-z0-9-]+)["']\s*\)""")
+    pat = re.compile(r"""negative_control\(\s*["']([a-z0-9-]+)["']\s*,\s*["']([a-z0-9-]+)["']\s*[,)]""")
     pairs = set()
     for f in TESTS.rglob("test_*.py"):
+        if f.parent.name == "core":  # the contract's own tests use toy checks
+            continue
         pairs |= set(pat.findall(f.read_text()))
     return pairs
 
@@ -49,22 +51,59 @@ def test_claim_ids_follow_the_pattern():
         verify.claim_check("Trauger-Lemma-3.1", "x")
 
 
-def test_record_round_trip(tmp_path, monkeypatch):
+def test_record_round_trip(tmp_path, monkeypatch, toy_check):
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
-    rec = verify.check_bound([1.0, 2.0], [2.0, 2.0], "toy bound", claim_id="trauger-lemma-3-1",
-                             check="toy", seed=3)
+    with toy_check("trauger-lemma-3-1", "toy"):
+        rec = verify.check_bound([1.0, 2.0], [2.0, 2.0], "toy bound", seed=3)
     assert rec.worst == 1.0 and rec.n_instances == 2 and rec.status == "verified"
+    assert rec.scale == "smoke" and rec.data is None
     (loaded,) = verify.load_registry(tmp_path)
     assert loaded["claim_id"] == "trauger-lemma-3-1" and loaded["seed"] == 3
-    assert json.loads((tmp_path / "trauger-lemma-3-1__toy.json").read_text())["worst"] == 1.0
+    assert json.loads((tmp_path / "trauger-lemma-3-1__toy__smoke.json").read_text())["worst"] == 1.0
     summary = verify.summarize_registry([loaded])
     assert summary["trauger-lemma-3-1"]["status"] == "verified"
 
 
-def test_violation_raises_and_writes_nothing(tmp_path, monkeypatch):
+def test_records_come_only_from_registered_pairs(tmp_path, monkeypatch, toy_check):
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
-    with pytest.raises(ClaimViolation, match="FAILS"):
-        verify.check_bound([1.0, 3.0], [2.0, 2.0], "toy", claim_id="trauger-lemma-3-1", check="toy")
+    with pytest.raises(verify.ContractError, match="registered checks"):
+        verify.check_bound([1.0], [2.0], "outside", claim_id="trauger-lemma-3-1", check="toy")
+    with toy_check("trauger-lemma-3-1", "toy", parts=("toy-part", ("trauger-lemma-3-2", "other"))):
+        verify.check_bound([1.0], [2.0], "a declared part", check="toy-part")
+        verify.check_bound([1.0], [2.0], "a part of another claim", claim_id="trauger-lemma-3-2",
+                           check="other")
+        with pytest.raises(verify.ContractError, match="declared parts"):
+            verify.check_bound([1.0], [2.0], "undeclared", check="not-declared")
+    assert verify.check_owner("trauger-lemma-3-2", "other") == ("trauger-lemma-3-1", "toy")
+    assert len(verify.load_registry(tmp_path)) == 2
+
+
+def test_negative_control_must_fail_in_the_check_it_names(toy_check):
+    with toy_check("trauger-lemma-3-1", "toy", parts=("toy-part",)):
+        with verify.negative_control("trauger-lemma-3-1", "toy"):
+            verify.check_bound([3.0], [2.0], "fails in the named check")
+        with pytest.raises(AssertionError, match="failed in another check"):
+            with verify.negative_control("trauger-lemma-3-1", "toy-part"):
+                verify.check_bound([3.0], [2.0], "the companion fails first")
+        with verify.negative_control("trauger-lemma-3-1", "toy-part"):
+            verify.check_bound([1.0], [2.0], "the companion holds")
+            verify.check_bound([3.0], [2.0], "the part fails", check="toy-part")
+        with pytest.raises(AssertionError, match="wrong variant passed"):
+            with verify.negative_control("trauger-lemma-3-1", "toy"):
+                verify.check_bound([1.0], [2.0], "holds")
+        with pytest.raises(AssertionError, match="does not match"):
+            with verify.negative_control("trauger-lemma-3-1", "toy", match="NOT confirmed"):
+                verify.check_bound([3.0], [2.0], "fails, but not as an erratum")
+    with pytest.raises(AssertionError, match="no such registered check"):
+        with verify.negative_control("trauger-lemma-3-1", "no-such-check"):
+            pass
+
+
+def test_violation_raises_and_writes_nothing(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    with toy_check("trauger-lemma-3-1", "toy"), pytest.raises(ClaimViolation, match="FAILS") as exc:
+        verify.check_bound([1.0, 3.0], [2.0, 2.0], "toy")
+    assert (exc.value.claim_id, exc.value.check) == ("trauger-lemma-3-1", "toy")
     assert verify.load_registry(tmp_path) == []
 
 
@@ -73,25 +112,106 @@ def test_nan_is_a_violation():
     assert not verify.identity_outcome([np.nan], [1.0]).passed
 
 
-def test_erratum_requires_printed_failure_and_corrected_success(tmp_path, monkeypatch):
-    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
-    bad, good = verify.bound_outcome([2.0], [1.0]), verify.bound_outcome([0.5], [1.0])
-    kw = dict(description="toy", printed_text="a", corrected_text="b", source="s",
-              claim_id="deora-eq-24", check="toy")
-    rec = verify.confirm_erratum(bad, good, **kw)
-    assert rec.status == "erratum"
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
-        verify.confirm_erratum(good, good, **kw)
-    with pytest.raises(ClaimViolation, match="corrected version fails"):
-        verify.confirm_erratum(bad, bad, **kw)
-    assert verify.summarize_registry(verify.load_registry(tmp_path))["deora-eq-24"]["status"] == "erratum"
+def _erratum_kw(**over):
+    return dict(description="toy", printed_text="a", corrected_text="b", source="s",
+                kind="false-statement") | over
 
 
-def test_partly_checked_claim_is_not_reported_as_verified(tmp_path, monkeypatch):
+def test_erratum_requires_printed_failure_and_corrected_success(tmp_path, monkeypatch, toy_check):
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
-    verify.check_bound([1.0], [2.0], "toy", claim_id="trauger-fig-3", check="record")
-    verify.not_checkable("trauger-fig-3", "the full-scale run that would test this is still owed",
-                         check="full-scale-owed")
+    x = np.array([1.0, 2.0])
+    bad, good = verify.bound_outcome(2 * x, x, instances=x), verify.bound_outcome(x / 2, x, instances=x)
+    with toy_check("deora-eq-24", "toy"):
+        rec = verify.confirm_erratum(bad, good, **_erratum_kw())
+        assert rec.status == "erratum" and rec.detail["same_instances"]
+        with pytest.raises(ClaimViolation, match="NOT confirmed"):
+            verify.confirm_erratum(good, good, **_erratum_kw())
+        with pytest.raises(ClaimViolation, match="corrected version fails"):
+            verify.confirm_erratum(bad, bad, **_erratum_kw())
+    assert verify.summarize_registry(verify.load_registry(tmp_path))["deora-eq-24"]["status"] == "false-as-printed"
+
+
+def test_erratum_printed_and_corrected_on_the_same_instances(toy_check):
+    x, y = np.array([1.0, 2.0]), np.array([1.0, 3.0])
+    with toy_check("deora-eq-24", "toy"):
+        with pytest.raises(ValueError, match="different instances"):
+            verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
+                                   verify.bound_outcome(y / 2, y, instances=y), **_erratum_kw())
+        with pytest.raises(ValueError, match="fingerprint"):
+            verify.confirm_erratum(verify.bound_outcome(2 * x, x), verify.bound_outcome(x / 2, x),
+                                   **_erratum_kw())
+        rec = verify.confirm_erratum(verify.bound_outcome(2 * x, x), verify.bound_outcome(y / 2, y),
+                                     **_erratum_kw(different_instances_reason=(
+                                         "the corrected bound needs a larger instance to be finite")))
+        assert not rec.detail["same_instances"]
+        with pytest.raises(ValueError, match="kind must be one of"):
+            verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
+                                   verify.bound_outcome(x / 2, x, instances=x), **_erratum_kw(kind="E"))
+        with pytest.raises(ValueError, match="proof-step"):
+            verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
+                                   verify.bound_outcome(x / 2, x, instances=x),
+                                   **_erratum_kw(kind="proof-step", where="statement"))
+
+
+def _rec(status, **detail):
+    return {"status": status, "detail": detail}
+
+
+@pytest.mark.parametrize("records, status", [
+    ([_rec("verified")], "verified"),
+    ([_rec("verified"), _rec("not-checkable", reason="r")], "partial"),
+    ([_rec("not-checkable", reason="r")], "not-checkable"),
+    ([_rec("verified"), _rec("erratum", kind="proof-step", where="proof")], "proof-erratum"),
+    ([_rec("verified"), _rec("erratum", kind="typo", where="proof")], "proof-erratum"),
+    ([_rec("verified"), _rec("erratum", kind="wrong-constant", where="statement")], "corrected-constant"),
+    ([_rec("erratum", kind="wrong-constant", where="statement"),
+      _rec("erratum", kind="missing-hypothesis", where="statement")], "false-as-printed"),
+    ([_rec("erratum", kind="typo", where="statement")], "false-as-printed"),
+    ([_rec("verified"), _rec("fails", failure="x"), _rec("erratum", kind="proof-step", where="proof")], "fails"),
+])
+def test_claim_status(records, status):
+    assert verify.claim_status(records) == status
+    assert status in verify.CLAIM_STATUSES
+
+
+def test_records_on_committed_results_carry_scale_and_files(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path / "reg"))
+    result = tmp_path / "runs-full.json"
+    result.write_text(json.dumps({"provenance": {"commit": "abc123"}, "data": {}}))
+    with toy_check("trauger-fig-3", "toy"):
+        verify.check_bound([1.0], [2.0], "live")
+        with verify.on_results(result) as data:
+            rec = verify.check_bound([1.0], [2.0], "on the committed run")
+    assert rec.scale == "full" and data["commits"] == ["abc123"] and rec.data == data
+    records = verify.load_registry(tmp_path / "reg")
+    assert sorted(r["scale"] for r in records) == ["full", "smoke"]
+    row = verify.summarize_registry(records)["trauger-fig-3"]
+    assert row["scales"] == ["smoke", "full"] and row["data_files"] == ["runs-full.json"]
+
+
+def test_evaluate_records_a_failure_at_its_scale(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path / "reg"))
+    result = tmp_path / "runs-full.json"
+    result.write_text(json.dumps({"provenance": {"commit": "abc123"}, "data": {}}))
+
+    toy_check  # the fixture makes the registration below last for this test only
+    fn = verify.claim_check("trauger-fig-3", "toy")(
+        lambda lhs: verify.check_bound([lhs], [2.0], "toy statement"))
+    assert fn(1.0).status == "verified"
+    with verify.on_results(result):
+        holds, summary = verify.evaluate(fn, 3.0)
+    assert not holds and "FAILS" in summary
+    records = verify.load_registry(tmp_path / "reg")
+    assert {(r["scale"], r["status"]) for r in records} == {("smoke", "verified"), ("full", "fails")}
+    assert verify.summarize_registry(records)["trauger-fig-3"]["status"] == "fails"
+
+
+def test_partly_checked_claim_is_not_reported_as_verified(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    with toy_check("trauger-fig-3", "record"):
+        verify.check_bound([1.0], [2.0], "toy")
+    verify.not_checkable("trauger-fig-3", "a part of the statement has no finite instance to test",
+                         check="untestable-part")
     row = verify.summarize_registry(verify.load_registry(tmp_path))["trauger-fig-3"]
     assert row["status"] == "partial" and row["reasons"]
 
@@ -143,3 +263,19 @@ def test_toc_notebooks_lists_every_chapter():
 
     files = toc_notebooks.chapter_notebooks()
     assert any(p.name == "norms.md" for p in files)
+
+
+def test_the_returned_record_shows_the_parts_the_check_wrote(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    toy_check  # registrations below last for this test only
+
+    @verify.claim_check("trauger-lemma-3-1", "toy-main", parts=("toy-sub",))
+    def check():
+        verify.check_bound([1.0], [2.0], "the part", check="toy-sub")
+        return verify.check_bound([1.0], [4.0], "the main statement")
+
+    rec = check()
+    assert [r.check for r in rec.part_records] == ["toy-sub"]
+    text = str(rec)
+    assert "toy-main: the main statement" in text and "toy-sub: the part" in text
+    assert "part_records" not in rec.to_json()

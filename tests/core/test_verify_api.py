@@ -23,6 +23,13 @@ from attention_theory.verify import (
 )
 
 IDS = {"claim_id": "trauger-lemma-3-1", "check": "toy"}
+
+
+@pytest.fixture(autouse=True)
+def _inside_toy_check(toy_check):
+    """Every test here calls the assertions as the registered check ``IDS`` (a test-only check)."""
+    with toy_check(**IDS):
+        yield
 REASON = "the right side comes from a Monte-Carlo estimate with standard error about 1e-4"
 
 

@@ -11,7 +11,6 @@ from _nc import negative_control
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import initialization, stability
 from attention_theory.deora.checks import initialization as di
-from attention_theory.verify import ClaimViolation
 
 pytestmark = pytest.mark.usefixtures("float64_default")
 
@@ -24,40 +23,60 @@ def _mean_direction_solver(F, ys):
 
 
 def test_nc_def1_suboptimal_solver():
-    negative_control("deora-def-1", "constants-helper")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-def-1", "constants-helper"):
         di.check_def1(solver=_mean_direction_solver)
 
 
+def test_nc_def1_theta_star_not_normalized():
+
+    def scaled(F, y):  # theta_star of norm 1.1 sqrt(2)
+        s = dict(di.ntk_margin(F, y))
+        s["w"] = 1.1 * np.asarray(s["w"])
+        return s
+
+    with negative_control("deora-def-1", "constants-identities"):
+        di.check_def1(solver=scaled)
+
+
 def test_nc_prop7_counterexample_not_confirmed_at_eps_1e_2():
-    negative_control("deora-prop-7", "flin-counterexample")
-    with pytest.raises(ClaimViolation):   # at eps = 1e-2 the printed g0 still suffices (ratio 0.985)
+    with negative_control("deora-prop-7", "flin-counterexample"):  # at eps = 1e-2 the printed g0 still suffices (ratio 0.985)
         di.check_prop7_counterexample(eps=1e-2)
 
 
+def test_nc_prop7_closed_form_without_sqrt_T():
+    with negative_control("deora-prop-7", "flin-closed-form"):  # l(radius) instead of l(radius sqrt T)
+        di.check_prop7_counterexample(T=2, closed_form=lambda r, T: math.log1p(math.exp(-r)))
+
+
+def test_nc_prop7_random_points_outside_the_ball():
+    with negative_control("deora-prop-7", "flin-closed-form-random"):  # points at 3 g0 do better
+        di.check_prop7_counterexample(random_radius=3.0)
+
+
 def test_nc_prop7_instance_half_step():
-    negative_control("deora-prop-7", "certified-instance")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-prop-7", "certified-instance"):
         di.check_prop7_instance(witness_scale=0.5)
 
 
+def test_nc_prop7_witness_at_printed_distance():
+    with negative_control("deora-prop-7", "witness-geometry"):  # distance g0 (printed) instead of sqrt 2 g0
+        di.check_prop7_instance(distance_factor=1.0)
+
+
 def test_nc_cor2_head_constant_one():
-    negative_control("deora-cor-2", "formula-implication")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-2", "formula-implication"):
         di.check_cor2(head_const=1.0)
 
 
 def test_nc_cor2_inherited_refuted_with_corrected_printed():
-    negative_control("deora-cor-2", "inherited-sqrt2")
     corr = lambda T, d, R, B2, g0: 256 * np.sqrt(T * d) * R**3 * B2 * (  # noqa: E731
         3 * np.sqrt(d) * R**2 * (4 * math.sqrt(2) * g0 + B2) + 1) * 2 * g0**2
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-2", "inherited-sqrt2"):
         di.check_cor2_inherited(printed_heads=corr)
 
 
 def test_nc_cor2_orders_with_huge_constant():
-    negative_control("deora-cor-2", "main-text-orders")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-2", "main-text-orders"):
         di.check_cor2_orders(C=1e15)
 
 

@@ -16,90 +16,111 @@ from attention_theory.deora import bounds as bd
 from attention_theory.deora import landscape
 from attention_theory.deora import model as md
 from attention_theory.deora.checks import landscape as dl
-from attention_theory.verify import ClaimViolation
 
 pytestmark = pytest.mark.usefixtures("float64_default")
 
 
 def test_nc_decomposition_without_gauss_newton_term():
-    negative_control("deora-lemma-6", "decomposition-65")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-lemma-6", "decomposition-65"):
         dl.check_lemma6_decomposition(terms=(True, False))
 
 
 def test_nc_lemma6_gradient_bound_halved():
-    negative_control("deora-lemma-6", "random-and-adversarial")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-lemma-6", "random-and-adversarial"):
         dl.check_lemma6_bounds(scales={"1": 0.5})
 
 
 def test_nc_lemma6_convexity_instead_of_weak_convexity():
-    negative_control("deora-lemma-6", "random-and-adversarial")
-    with pytest.raises(ClaimViolation):      # lower bound 0: lambda_min < 0 occurs at H = 1
+    with negative_control("deora-lemma-6", "random-and-adversarial"):  # lower bound 0: lambda_min < 0 occurs at H = 1
         dl.check_lemma6_bounds(scales={"3": 0.0})
 
 
 def test_nc_cor1_beta1_halved():
-    negative_control("deora-cor-1", "random-and-adversarial")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-1", "random-and-adversarial"):
         dl.check_cor1_bounds(scales={"1": 0.5})
 
 
 def test_nc_cor1_segment_max_with_nonconvex_norm():
-    negative_control("deora-cor-1", "segment-maximum")
     smallest_head = lambda th, H, T, d: float(
         torch.linalg.norm(torch.as_tensor(th).reshape(H, -1), dim=1).min())
-    with pytest.raises(ClaimViolation):      # min_h ||theta_h|| is not convex
+    with negative_control("deora-cor-1", "segment-maximum"):  # min_h ||theta_h|| is not convex
         dl.check_cor1_segment_max(norm=smallest_head)
 
 
 def test_nc_cor1_large_h_with_one_over_H_decay():
-    negative_control("deora-cor-1", "weak-convexity-large-h")
     # a 1/H decay calibrated to be (almost) tight at H = 1 is contradicted at large H
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-1", "weak-convexity-large-h"):
         dl.check_cor1_large_h(kappa_of_H=lambda H: 5.1e-4 / H)
 
 
+def test_nc_cor1_large_h_wrong_power_of_H():
+    with negative_control("deora-cor-1", "weak-convexity-large-h"):  # beta3/H instead of beta3/sqrt(H)
+        dl.check_cor1_large_h(kappa_of_H=lambda H: 1.0 / H)
+
+
+def test_nc_cor1_lanczos_largest_eigenvalue():
+    with negative_control("deora-cor-1", "lanczos-vs-exact"):  # lambda_max instead of lambda_min
+        dl.check_cor1_large_h(lanczos_which="LA")
+
+
 def test_nc_cor1_no_improvement_with_heads():
-    negative_control("deora-cor-1", "h-scaling")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-1", "h-scaling"):
         dl.check_cor1_h_scaling(expected_slope=0.0)
 
 
 def test_nc_eq14_reversed_direction():
-    negative_control("deora-eq-14", "taylor-lower-bound")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-14", "taylor-lower-bound"):
         dl.check_eq14(direction="le")
 
 
+def test_nc_eq14_remainder_without_kernel():
+    with negative_control("deora-eq-14", "integral-remainder"):  # int D^T Hess D ds, without (1 - s)
+        dl.check_eq14(kernel=lambda s: 1.0)
+
+
 def test_nc_eq14_published_direction_is_not_an_erratum():
-    negative_control("deora-eq-14", "review-direction")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-14", "review-direction"):
         dl.check_eq14_review(printed="ge")
 
 
 def test_nc_eq15_convexity():
-    negative_control("deora-eq-15", "segment-weak-convexity")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-15", "segment-weak-convexity"):
         dl.check_eq15(kappa_scale=0.0)
 
 
+def test_nc_eq15_max_form_convexity():
+    with negative_control("deora-eq-15", "max-form"):
+        dl.check_eq15(max_form_scale=0.0)
+
+
 def test_nc_eq16_without_curvature_term():
-    negative_control("deora-eq-16", "combined-lower-bound")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-16", "combined-lower-bound"):
         dl.check_eq16(curvature=0.0)
 
 
 def test_nc_glqc_quasi_convexity():
-    negative_control("deora-prop-4", "glqc-boundary")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-prop-4", "glqc-boundary"):
         dl.check_prop4(constant=1.0)
 
 
+def test_nc_glqc_segments_beyond_hypothesis_18():
+    with negative_control("deora-prop-4", "hypothesis-18"):  # factor 1 instead of 2: c up to 1
+        dl.check_prop4(boundary_factor=1.0)
+
+
+def test_nc_glqc_sharp_constant_one():
+    with negative_control("deora-prop-4", "sharp-constant"):  # quasi-convexity in place of 1/cos(sqrt(c)/2)
+        dl.check_prop4(sharp_constant=lambda c: 1.0)
+
+
 def test_nc_glqc_1d_hypothesis_violated():
-    negative_control("deora-prop-4", "one-dimensional")
-    with pytest.raises(ClaimViolation):      # c = 8 gives 1/cos(sqrt(2)) ~ 6.3 > 4/3
+    with negative_control("deora-prop-4", "one-dimensional"):  # c = 8 gives 1/cos(sqrt(2)) ~ 6.3 > 4/3
         dl.check_prop4_1d(c_max=8.0)
+
+
+def test_nc_glqc_1d_sharp_constant_second_order():
+    with negative_control("deora-prop-4", "one-dimensional-sharp"):  # 1 + c/8 under-estimates 1/cos(sqrt(c)/2)
+        dl.check_prop4_1d(sharp_constant=lambda c: 1.0 + c / 8)
 
 
 # --- unit tests ----------------------------------------------------------------------

@@ -13,7 +13,6 @@ from attention_theory.deora import model as md
 from attention_theory.deora import stability
 from attention_theory.deora.checks import stability as ds
 from attention_theory.foundations.gd import run_first_order
-from attention_theory.verify import ClaimViolation
 
 pytestmark = pytest.mark.usefixtures("float64_default")
 
@@ -22,74 +21,77 @@ pytestmark = pytest.mark.usefixtures("float64_default")
 
 
 def test_nc_eq19_non_expansive_factor():
-    negative_control("deora-eq-19", "expansiveness")
-    with pytest.raises(ClaimViolation):   # factor 1 fails along negative curvature
+    with negative_control("deora-eq-19", "expansiveness"):  # factor 1 fails along negative curvature
         ds.check_eq19(factor=lambda eta, b3, b2, L, H: torch.ones(()), reps=1)
 
 
+def test_nc_eq19_mechanism_shrunk():
+    with negative_control("deora-eq-19", "expansiveness-mechanism"):  # attained along negative curvature
+        ds.check_eq19(mechanism_scale=0.9, reps=1)
+
+
 def test_nc_eq20_without_drift_term():
-    negative_control("deora-eq-20", "loo-recursion")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-20", "loo-recursion"):
         ds.check_eq20(drift_scale=0.0)
 
 
 def test_nc_eq21_printed_parentheses_fail():
-    negative_control("deora-eq-21", "simplified-recursion")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-21", "simplified-recursion"):
         ds.check_eq21(factor=ds._printed_21)
 
 
 def test_nc_eq21_erratum_refuted_when_printed_is_correct():
-    negative_control("deora-eq-21", "printed-parentheses")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-21", "printed-parentheses"):
         ds.check_eq21_parentheses(printed=ds._corrected_21)
 
 
 def test_nc_eq22_without_drift_term():
-    negative_control("deora-eq-22", "alpha-recursion")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-eq-22", "alpha-recursion"):
         ds.check_eq22(drift_scale=0.0)
 
 
 def test_nc_lemma11_trajectory_scaled_below_ratio():
-    negative_control("deora-lemma-11", "trajectory-intermediate")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-lemma-11", "trajectory-intermediate"):
         ds.check_lemma11_trajectory(scale=0.01)
 
 
 def test_nc_lemma11_erratum_refuted_with_corrected_form():
-    negative_control("deora-lemma-11", "eq87-and-eq89")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-lemma-11", "eq87-and-eq89"):
         ds.check_lemma11_errata(printed_89=lambda eta, b3, H, ssum: 1 + 4 * eta * b3 * ssum / (3 * math.sqrt(H)))
 
 
 def test_nc_lemma11_certified_scaled():
-    negative_control("deora-lemma-11", "certified")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-lemma-11", "certified"):
         ds.check_lemma11_certified(scale=0.01)
 
 
+def test_nc_lemma11_iterates_radius_shrunk():
+    with negative_control("deora-lemma-11", "certified-iterates"):
+        ds.check_lemma11_certified(iterate_radius=0.01)
+
+
 def test_nc_lemma3_lipschitz_constant_too_small():
-    negative_control("deora-lemma-3", "monte-carlo")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-lemma-3", "monte-carlo"):
         ds.check_lemma3(G_scale=0.0, z=0.0)
 
 
 def test_nc_thm2_certified_scaled():
-    negative_control("deora-thm-2", "certified")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-thm-2", "certified"):
         ds.check_thm2_certified(scale=1e-8, z=0.0)
 
 
 def test_nc_thm2_rho_with_shrunk_a():
-    negative_control("deora-thm-2", "rho-dominates")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-thm-2", "rho-dominates"):
         ds.check_thm2_rho(rho=lambda *a: 0.09 * stability.rho_vec(*a))
 
 
+def test_nc_thm2_scalar_rho_with_one_over_H():
+    with negative_control("deora-thm-2", "rho-calculator"):  # a calculator reading 1/H for 1/sqrt(H)
+        ds.check_thm2_rho(scalar_rho=lambda D, B, T, d, R, H: bd.rho(D, B, T, d, R, H * H))
+
+
 def test_nc_cor4_constant_16():
-    negative_control("deora-cor-4", "formula-implication")
-    with pytest.raises(ClaimViolation):
+    with negative_control("deora-cor-4", "formula-implication"):
         ds.check_cor4(constant=16.0)
 
 

@@ -14,7 +14,6 @@ from _nc import negative_control
 from attention_theory.foundations import maurey as mu
 from attention_theory.foundations.norms import mixed_norm
 from attention_theory.trauger.checks import linear_covering as tl
-from attention_theory.verify import ClaimViolation
 
 
 def _small_K(Bw, Bx, eps):
@@ -24,182 +23,154 @@ def _small_K(Bw, Bx, eps):
 # --- Lemma 3.1 -------------------------------------------------------------
 
 def test_nc_maurey_greedy_printed_gamma_squared():
-    negative_control("trauger-lemma-3-1", "greedy-constructive")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-1", "greedy-constructive"):
         tl.check_maurey_greedy(gamma_power=2.0)
 
 
 def test_nc_maurey_printed_gamma_not_an_erratum_if_printed_is_gamma():
-    negative_control("trauger-lemma-3-1", "printed-gamma-squared")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-lemma-3-1", "printed-gamma-squared", match="NOT confirmed"):
         tl.check_maurey_printed_gamma(printed_gamma_power=1.0)
 
 
 def test_nc_maurey_tightness_half_rhs():
-    negative_control("trauger-lemma-3-1", "best-integer-tightness")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-1", "best-integer-tightness"):
         tl.check_maurey_tightness(rhs_factor=0.5)
 
 
 # --- Eq. 3.1 ---------------------------------------------------------------
 
 def test_nc_index_count_d_power_k():
-    negative_control("trauger-eq-3-1", "index-count")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-eq-3-1", "index-count"):
         tl.check_index_count(formula=lambda d, K: d ** K)
 
 
 def test_nc_index_count_printed_replaced_by_true_bound():
-    negative_control("trauger-eq-3-1", "printed-d-power-k")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-eq-3-1", "printed-d-power-k", match="NOT confirmed"):
         tl.check_index_count_printed(printed=lambda d, K: (d + 1) ** K)
 
 
 # --- Lemma 3.2 / App. B ----------------------------------------------------
 
 def test_nc_reduction_pointwise_shrunken_basis():
-    negative_control("trauger-lemma-3-2", "pointwise-core")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-2", "pointwise-core"):
         tl.check_reduction_pointwise(basis_scale=0.9)
 
 
 def test_nc_reduction_exact_covers_shrunken_basis():
-    negative_control("trauger-lemma-3-2", "exact-covering-numbers")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-2", "exact-covering-numbers"):
         tl.check_reduction_exact_covers(basis_scale=0.3)
 
 
 def test_nc_reduction_q_one_is_not_a_gap():
-    negative_control("trauger-lemma-3-2", "q-below-one-gap")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-lemma-3-2", "q-below-one-gap", match="NOT confirmed"):
         tl.check_reduction_q_below_one(q_small=1.0)
 
 
 def test_nc_app_b_chain_rows():
-    negative_control("trauger-app-b", "triangle-chain")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-app-b", "triangle-chain"):
         tl.check_app_b_chain(column_reading=False)
 
 
 def test_nc_app_b_padding_with_stretched_points():
-    negative_control("trauger-app-b", "padded-basis")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-app-b", "padded-basis"):
         tl.check_app_b_padded_basis(pad_scale=2.0)
 
 
 def test_nc_app_b_column_notation_printed_as_columns():
-    negative_control("trauger-app-b", "column-notation")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-app-b", "column-notation", match="NOT confirmed"):
         tl.check_app_b_column_notation(printed_axis=0)
 
 
 # --- Lemma 3.3 -------------------------------------------------------------
 
 def test_nc_l33_greedy_cover_too_few_steps():
-    negative_control("trauger-lemma-3-3", "greedy-cover")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-3", "greedy-cover"):
         tl.check_l33_greedy_cover(K_rule=_small_K)
 
 
 def test_nc_l33_explicit_cover_one_step():
-    negative_control("trauger-lemma-3-3", "explicit-cover")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-3", "explicit-cover"):
         tl.check_l33_explicit_cover(K_rule=lambda Bw, Bx, eps: 1)
 
 
 def test_nc_l33_size_without_ceiling():
-    negative_control("trauger-lemma-3-3", "size-vs-bound")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-3", "size-vs-bound"):
         tl.check_l33_size(bound=mu.log_cover_bound_lemma33)
 
 
 def test_nc_l33_packing_rhs_too_small():
-    negative_control("trauger-lemma-3-3", "packing-lower-bound")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-3", "packing-lower-bound"):
         tl.check_l33_packing(rhs=lambda *a: mu.log_cover_bound_lemma33(*a) / 10)
 
 
 def test_nc_l33_row_reading_with_inflated_rhs():
-    negative_control("trauger-lemma-3-3", "row-reading-control")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-3", "row-reading-control"):
         tl.check_l33_row_reading(rhs_factor=100.0)
 
 
 def test_nc_l33_ceiling_in_printed():
-    negative_control("trauger-lemma-3-3", "missing-ceiling")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-lemma-3-3", "missing-ceiling", match="NOT confirmed"):
         tl.check_l33_ceiling(printed_ceiling=True)
 
 
 # --- Lemmas 3.4, 3.5 -------------------------------------------------------
 
 def test_nc_l34_huge_hidden_constant():
-    negative_control("trauger-lemma-3-4", "column-reading-counterexample")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-lemma-3-4", "column-reading-counterexample", match="NOT confirmed"):
         tl.check_l34_column_reading(hidden_constant=1e12)
 
 
 def test_nc_l34_row_reading_one_step():
-    negative_control("trauger-lemma-3-4", "row-reading-via-lemma-3-3")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-4", "row-reading-via-lemma-3-3"):
         tl.check_l34_row_reading(K_rule=lambda Bw, Bx, eps: 1)
 
 
 def test_nc_l35_with_output_dimension_in_log():
-    negative_control("trauger-lemma-3-5", "restated-log-dn")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-lemma-3-5", "restated-log-dn", match="NOT confirmed"):
         tl.check_l35_restatement(printed_log_arg=lambda d, n, k: 2 * k * n + 1)
 
 
 # --- Lemma 3.6 -------------------------------------------------------------
 
 def test_nc_l36_greedy_cover_too_few_steps():
-    negative_control("trauger-lemma-3-6", "greedy-cover")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-6", "greedy-cover"):
         tl.check_l36_greedy_cover(K_rule=_small_K)
 
 
 def test_nc_l36_size_without_ceiling():
-    negative_control("trauger-lemma-3-6", "size-vs-bound")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-6", "size-vs-bound"):
         tl.check_l36_size(bound=mu.log_cover_bound_lemma36)
 
 
 def test_nc_l36_packing_rhs_too_small():
-    negative_control("trauger-lemma-3-6", "packing-lower-bound")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-6", "packing-lower-bound"):
         tl.check_l36_packing(rhs=lambda *a: mu.log_cover_bound_lemma36(*a) / 10)
 
 
 def test_nc_l36_transpose_with_21_norm():
-    negative_control("trauger-lemma-3-6", "transpose-invariance")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-lemma-3-6", "transpose-invariance"):
         tl.check_l36_transpose(norm=lambda W: mixed_norm(W, 2, 1))
 
 
 def test_nc_l36_ceiling_in_printed():
-    negative_control("trauger-lemma-3-6", "missing-ceiling")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-lemma-3-6", "missing-ceiling", match="NOT confirmed"):
         tl.check_l36_ceiling(printed_ceiling=True)
 
 
 # --- Sec. 3.4, App. A ------------------------------------------------------
 
 def test_nc_sec34_half_d():
-    negative_control("trauger-sec-3-4", "p1-le-d-pinf")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-sec-3-4", "p1-le-d-pinf"):
         tl.check_sec34_norm_comparison(factor=lambda d: d / 2)
 
 
 def test_nc_app_a_without_k_power():
-    negative_control("trauger-app-a", "row-cover")
-    with pytest.raises(ClaimViolation):
+    with negative_control("trauger-app-a", "row-cover"):
         tl.check_app_a_row_cover(radius_factor=lambda k, q: 1.0)
 
 
 def test_nc_app_a_printed_with_abs():
-    negative_control("trauger-app-a", "abs-power")
-    with pytest.raises(ClaimViolation, match="NOT confirmed"):
+    with negative_control("trauger-app-a", "abs-power", match="NOT confirmed"):
         tl.check_app_a_abs_power(printed=lambda v, q: float(np.sum(np.abs(v) ** q)))
 
 
@@ -280,3 +251,65 @@ def test_bad_input_outside_class():
         mu.maurey_rhs(1.5, 1.0, 0.0, 1)
     with pytest.raises(TypeError, match="scalar_cover"):
         mu.cover_rows(np.eye(2), "not callable")
+
+
+# --- parts: each control breaks only the named part -------------------------
+
+def test_nc_maurey_greedy_step_budget_one_short():
+    with negative_control("trauger-lemma-3-1", "greedy-integer-form"):
+        tl.check_maurey_greedy(step_budget=lambda K: K - 1)
+
+
+def test_nc_index_count_upper_d_power_k():
+    with negative_control("trauger-eq-3-1", "index-count-upper"):
+        tl.check_index_count(upper_formula=lambda d, K: d ** K)
+
+
+def test_nc_exact_sum_one_power_short():
+    with negative_control("trauger-eq-3-1", "exact-sum-le-d-power-k"):
+        tl.check_index_count_printed(exact_bound=lambda d, K: d ** (K - 1))
+
+
+def test_nc_reduction_dominated_by_shrunken_basis():
+    with negative_control("trauger-lemma-3-2", "exact-covering-numbers-dominated"):
+        tl.check_reduction_exact_covers(dominated_basis_scale=0.3)
+
+
+def test_nc_l33_cover_outside_half_class():
+    with negative_control("trauger-lemma-3-3", "greedy-cover-internal"):
+        tl.check_l33_greedy_cover(class_radius_factor=0.5)
+
+
+def test_nc_l33_explicit_cover_size_halved():
+    with negative_control("trauger-lemma-3-3", "explicit-cover-size"):
+        tl.check_l33_explicit_cover(size_bound=lambda n, K: mu.count_index_vectors(n, K) / 2)
+
+
+def test_nc_l33_packing_distance_two():
+    with negative_control("trauger-lemma-3-3", "packing-distance"):
+        tl.check_l33_packing(packing_distance=2.0)
+
+
+def test_nc_l34_containment_column_norm():
+    with negative_control("trauger-lemma-3-4", "row-reading-containment"):
+        tl.check_l34_row_reading(outer_norm=lambda W: mixed_norm(W, 2, math.inf))
+
+
+def test_nc_l34_packing_distance_doubled():
+    with negative_control("trauger-lemma-3-4", "packing-kappa-distances"):
+        tl.check_l34_packing_kappa(packing_distance=lambda s, d: 2 * math.sqrt(2) / (s * math.sqrt(d)))
+
+
+def test_nc_l36_frobenius_one_more_step():
+    with negative_control("trauger-lemma-3-6", "greedy-cover-frobenius"):
+        tl.check_l36_greedy_cover(frobenius_K_offset=3)
+
+
+def test_nc_l36_enumerated_cover_size_halved():
+    with negative_control("trauger-lemma-3-6", "enumerated-cover-size"):
+        tl.check_l36_explicit_cover(size_bound=lambda n, K: mu.count_index_vectors(n, K) / 2)
+
+
+def test_nc_l36_packing_distance_one_and_a_half():
+    with negative_control("trauger-lemma-3-6", "packing-distance"):
+        tl.check_l36_packing(packing_distance=1.5)

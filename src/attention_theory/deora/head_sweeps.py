@@ -42,7 +42,7 @@ from attention_theory.experiment import Experiment, Part, PartResult, RunContext
 
 __all__ = ["TrainSpec", "heads_output", "init_heads", "train_heads",
            "reduced_single_head_spec", "app_g_dm1_config", "dm1_trials", "dm2_trials", "sweep",
-           "dm2_sweep", "gamma_attn_dm1", "log_steps", "run_figure", "load_figure", "results_dir", "EXPERIMENT"]
+           "dm2_sweep", "gamma_attn_dm1", "log_steps", "run_figure", "load_figure", "results_dir", "full_scale_files", "FULL_SCALE_FILES", "EXPERIMENT"]
 
 OPTIMIZERS = ("gd", "momentum", "adam")
 DTYPE = torch.float64
@@ -450,6 +450,17 @@ def results_dir() -> Path:
     from attention_theory.results import repo_results_dir
 
     return repo_results_dir("deora-experiments")
+
+
+#: The committed result files read by the full-scale statements of the DM1 and DM2 figures.
+FULL_SCALE_FILES = {"dm1": ("fig2", "fig3"), "dm2": ("fig4", "fig5")}
+
+
+def full_scale_files(kind: str) -> list[Path]:
+    """The committed result files the full-scale statements of ``kind`` (``"dm1"``/``"dm2"``) read."""
+    if kind not in FULL_SCALE_FILES:
+        raise ValueError(f"kind must be 'dm1' or 'dm2', got {kind!r}")
+    return [results_dir() / f"{fig}.json" for fig in FULL_SCALE_FILES[kind]]
 
 
 def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from attention_theory.deora import model as md
 from attention_theory.foundations import hessian as hs
 from attention_theory.foundations.tensors import f64
 
-__all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
+__all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid', 'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
 
 
 DT = torch.float64
@@ -156,6 +156,81 @@ def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int 
             out[k].append(v)
     out["T"], out["d"] = [T], [d]
     return out
+
+
+def _identical_head_parts(size: tuple[int, int], z: Any, R: float = 1.0) -> tuple[Any, Any]:
+    """``z = (tokens of one sample, one head)``; the tokens are pulled into the ball ``||x_t|| <= R``."""
+    T, d = size
+    z = torch.as_tensor(z, dtype=torch.float64)
+    X = z[:T * d].reshape(1, T, d)
+    X = X / torch.clamp(torch.linalg.vector_norm(X, dim=2, keepdim=True) / R, min=1.0)
+    return X, z[T * d:]
+
+
+def identical_head_ratio(size: tuple[int, int], z: Any, H: int = 1, R: float = 1.0) -> torch.Tensor:
+    """``max(0, -lambda_min(Hess L)) / (beta3(||theta||_{2,inf}) L / sqrt(H))`` for ``H`` identical
+    copies of the head in ``z`` on one sample (label ``+1``; exact Hessian, differentiable)."""
+    T, d = size
+    X, head = _identical_head_parts(size, z, R)
+    y = torch.ones(1, dtype=torch.float64)
+    th = head.repeat(H)
+    f = lambda t: md.empirical_risk(t, X, y, H)  # noqa: E731
+    lam = torch.linalg.eigvalsh(torch.func.hessian(f)(th))[0]
+    b = torch.linalg.vector_norm(head)
+    b3 = 2 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * b + 1)
+    return torch.clamp(-lam, min=0.0) / (b3 * f(th) / math.sqrt(H))
+
+
+@cached_per_scale(maxsize=2)
+def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, int], ...] = ((2, 1), (2, 2)),
+                                   *, restarts: int = 3, steps: int = 60, seed: int = 105,
+                                   exact_limit: int = 160) -> dict[str, Any]:
+    """Adversarial instances for the ``H``-dependence of Corollary 1 (3).
+
+    One head and one sample (tokens in the unit ball, label ``+1``) are searched to maximize the
+    single-head ratio ``-lambda_min / (beta3 L)`` (:func:`identical_head_ratio`, sizes ``(T, d)``
+    in ``sizes``, L-BFGS and Nelder-Mead, ``restarts`` starts each); the head is then copied ``H``
+    times for every ``H`` in ``Hs``.  For identical heads the curvature term of the Hessian scales
+    like ``H^{-1/2}`` while ``||theta||_{2,inf}`` stays fixed, so the ratio against ``beta3 L / sqrt(H)``
+    stays of order one: a bound decaying like ``1/H`` is exceeded once ``H`` is large.  Returns
+    lists keyed ``H``, ``lam``, ``L``, ``b``, ``method``, ``lanczos`` plus ``T``, ``d``, ``search``
+    (the search's budget and best instance) and the instance itself, ``X`` and ``head``.
+    """
+    from attention_theory.search import maximize_over_sizes
+
+    def obj(size: tuple[int, int], z: Any) -> Any:
+        r = identical_head_ratio(size, z)
+        return r if torch.is_tensor(z) else float(r)
+
+    def init(size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+        T, d = size
+        return np.concatenate([rng.standard_normal(T * d),
+                               rng.standard_normal(md.head_size(T, d)) * 10.0 ** rng.uniform(-1, 1)])
+
+    res = maximize_over_sizes(obj, init, list(sizes), restarts=restarts, steps=steps, seed=seed)
+    T, d = res.best_size
+    X, head = _identical_head_parts(res.best_size, res.best_x)
+    X, head = X.detach(), head.detach()
+    y = torch.ones(1, dtype=torch.float64)
+    out: dict[str, Any] = {k: [] for k in ("H", "lam", "L", "b", "method", "lanczos")}
+    for H in Hs:
+        th = head.repeat(H)
+        loss = risk_fn(X, y, H)
+        exact = th.numel() <= exact_limit
+        lam = hs.lambda_min(loss, th, method="exact" if exact else "lanczos", seed=seed, ncv=100)
+        lz = (hs.lambda_min(loss, th, method="lanczos", seed=seed, ncv=100)
+              if exact and th.numel() >= 30 else None)
+        for k, v in (("H", H), ("lam", lam), ("L", float(loss(th))), ("b", float(torch.linalg.vector_norm(head))),
+                     ("method", "exact" if exact else "lanczos"), ("lanczos", lz)):
+            out[k].append(v)
+    out["T"], out["d"], out["search"] = T, d, res.record()["search"]
+    out["X"], out["head"] = X, head
+    return out
+
+
+def identical_heads_grid() -> tuple[int, ...]:
+    """Head counts of the identical-heads family (Corollary 1 (3) at large ``H``)."""
+    return pick((1, 4, 16, 64, 256), (1, 4, 16, 64, 256, 1024))
 
 
 def heads_grid() -> tuple[int, ...]:

@@ -192,13 +192,15 @@ def cone_samples(inst: ConeInstance, mu: float, rng: np.random.Generator, n_rand
 
 
 def scaled_correlation(inst: ConeInstance, W: np.ndarray, V: np.ndarray, shift: float | None = None,
-                       loss: str = "logistic") -> tuple[float, float]:
+                       loss: str = "logistic", product_term: float = 1.0) -> tuple[float, float]:
     """``(<-grad L(W), V> * e^shift, shift)`` computed without underflow.
 
     Uses the covariance form ``gamma^T S'(h) a = sum_t s_t gt_t at_t - (sum s_t gt_t)(sum s_t at_t)``
     with ``gt_t = gamma_alpha - gamma_t``, ``at_t = a_alpha - a_t``, ``a = X V z``, and softmax
     ratios ``s_t / s_alpha = exp(h_t - h_alpha)``.  ``alpha`` must be the top token of every sample
     (true in the cone).  ``shift`` defaults to the smallest logit gap, so every exponent is ``<= 0``.
+    ``product_term`` multiplies the product of the two means (``1``; ``0`` drops it, a wrong variant
+    used by negative controls).
     """
     n = inst.X.shape[0]
     ar = np.arange(n)
@@ -215,7 +217,7 @@ def scaled_correlation(inst: ConeInstance, W: np.ndarray, V: np.ndarray, shift: 
     s_alpha = 1.0 / (1.0 + e.sum(axis=1))
     w = s_alpha[:, None] * e                          # s_t, t != alpha
     ws = s_alpha[:, None] * np.where(mask, np.exp(-gaps + shift), 0.0)   # s_t e^shift
-    cov_scaled = np.sum(ws * gt * at, axis=1) - np.sum(w * gt, axis=1) * np.sum(ws * at, axis=1)
+    cov_scaled = np.sum(ws * gt * at, axis=1) - product_term * np.sum(w * gt, axis=1) * np.sum(ws * at, axis=1)
     u = inst.gamma[ar, inst.alpha] - np.sum(w * gt, axis=1)
     lp = -mj.loss_derivative(u, loss)
     return float(np.mean(lp * cov_scaled)), shift

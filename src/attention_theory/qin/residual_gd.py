@@ -160,7 +160,8 @@ class LipContext:
 def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
     """A random instance with both residuals on, the ball of ``radius`` around it, the
     reconstructed constants, and test pairs: random pairs, close pairs, consecutive GD iterates,
-    and pairs along the top singular direction of each Hessian row block."""
+    pairs along the top singular direction of each Hessian row block, and pairs that differ in
+    one block only."""
     inst = random_instance(seed, gamma=0.5, y_scale=1.0)
     L0 = float(inst.loss(inst.theta0))
     consts = bq.ball_constants(inst.params, inst.X.numpy(), inst.cfg, radius, loss0=L0)
@@ -191,6 +192,12 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
     for b in BLOCKS:
         _, vb = top_hessian(inst, th0, block=b, iters=pick(8, 30))
         pairs.append((th0, th0 + 1e-4 * radius * vb, f"hessian-{b}"))
+    sl = block_slices(inst.dims)
+    for b in BLOCKS:   # pairs that differ in one block only (they separate the blocks' couplings)
+        a = in_ball(radius * rng.uniform() * 0.99)
+        v = torch.zeros(p, dtype=DT)
+        v[sl[b]] = torch.as_tensor(rng.standard_normal(sl[b].stop - sl[b].start))
+        pairs.append((a, a + 1e-3 * radius * v / torch.linalg.vector_norm(v), f"only-{b}"))
     return LipContext(inst, radius, consts, C, Q1, pairs, lam)
 
 

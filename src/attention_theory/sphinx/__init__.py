@@ -26,6 +26,7 @@ How it fits the build:
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -41,16 +42,18 @@ from sphinx.util import logging
 
 from attention_theory import papers
 from attention_theory.sphinx import blueprint as bp
-from attention_theory.verify import CLAIM_ID_PATTERN, load_registry, summarize_registry
+from attention_theory.verify import (
+    CLAIM_ID_PATTERN,
+    CLAIM_STATUSES,
+    ERRATUM_KINDS,
+    load_registry,
+    registered_checks,
+    summarize_registry,
+)
 
 logger = logging.getLogger(__name__)
 
-STATUS_TEXT = {
-    "verified": "verified",
-    "partial": "verified in part (see reason)",
-    "erratum": "confirmed erratum",
-    "not-checkable": "not numerically checkable",
-}
+STATUS_TEXT = dict(CLAIM_STATUSES)
 
 
 class claims_placeholder(nodes.General, nodes.Element):
@@ -81,6 +84,19 @@ class graph_placeholder(nodes.General, nodes.Element):
 
 class status_placeholder(nodes.General, nodes.Element):
     """Replaced by the per-paper status table at doctree-resolved."""
+
+
+class errata_counts_placeholder(nodes.General, nodes.Element):
+    """Replaced by the table of errata per paper and kind at doctree-resolved."""
+
+
+class ErrataCountsDirective(Directive):
+    """``{errata-counts}``: confirmed errata per paper and kind (statement or proof)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [errata_counts_placeholder("")]
 
 
 PAPERS = {p.key: p.short for p in papers.PAPERS}
@@ -261,7 +277,8 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     has_errata = list(doctree.findall(errata_placeholder))
     has_graph = list(doctree.findall(graph_placeholder))
     has_status = list(doctree.findall(status_placeholder))
-    if not (has_claims or has_errata or has_graph or has_status):
+    has_counts = list(doctree.findall(errata_counts_placeholder))
+    if not (has_claims or has_errata or has_graph or has_status or has_counts):
         return
     records = load_registry(_registry_path(app))
     labels = _statement_labels(app.env)
@@ -278,6 +295,7 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     for node in has_status:
         counts = bp.paper_counts(statements, reg_status)
         graph_docs = getattr(app.env, "attn_graph_docs", {})
+        columns = [k for k in bp.STATUS_COLOURS if k != "no-record"]
         rows = []
         for paper, name in PAPERS.items():
             c = counts.get(paper, {k: 0 for k in (*bp.STATUS_COLOURS, "total")})
@@ -287,62 +305,176 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
                 ref += nodes.Text(name)
             else:
                 ref = nodes.Text(name)
-            rows.append([ref, str(c["total"]), str(c["verified"]), str(c["partial"]),
-                         str(c["erratum"]), str(c["reconstruction"]), str(c["not-checkable"])])
-        node.replace_self(_table(["paper (links to its dependency graph)", "statements", "verified",
-                                  "verified in part", "confirmed errata", "reconstructions",
-                                  "not checkable"], rows, [26, 10, 10, 10, 10, 12, 12]))
+            rows.append([ref, str(c["total"]), *(str(c[k]) for k in columns)])
+        node.replace_self(_table(["paper (links to its dependency graph)", "statements",
+                                  *(bp.STATUS_TEXT[k] for k in columns)], rows,
+                                 [20, 8, *([8] * len(columns))]))
+    errata = [r for r in records if r["status"] == "erratum"]
+    for node in has_counts:
+        node.replace_self(_errata_counts(errata))
     for node in has_claims:
+        node.replace_self(_claims_page(app, docname, summary, records, statements, labels))
+    for node in has_errata:
+        items: list[nodes.Node] = []
+        if not errata:
+            items.append(nodes.paragraph(text="No erratum has been confirmed by a check yet."))
+        for paper, name in PAPERS.items():
+            mine = [r for r in errata if r["claim_id"].split("-", 1)[0] == paper]
+            if not mine:
+                continue
+            psec = nodes.section(ids=[f"errata-{paper}"])
+            psec += nodes.title(text=name)
+            for kind, kind_text in ERRATUM_KINDS.items():
+                group = [r for r in mine if r["detail"]["kind"] == kind]
+                if not group:
+                    continue
+                ksec = nodes.section(ids=[f"errata-{paper}-{kind}"])
+                ksec += nodes.title(text=f"{kind_text[0].upper()}{kind_text[1:]} ({len(group)})")
+                for r in group:
+                    ksec += _erratum_entry(app, docname, r, labels)
+                psec += ksec
+            items.append(psec)
+        node.replace_self(items)
+
+
+_FILTER_HTML = """<div class="attn-filter"><label>Filter the claims: <input type="search"
+ id="attn-claims-filter" placeholder="claim ID, status, title or chapter" size="40"
+ oninput="attnFilterClaims(this.value)"></label></div>
+<script>
+function attnFilterClaims(q) {
+  q = q.toLowerCase();
+  document.querySelectorAll("table.attn-claims tbody tr").forEach(function (tr) {
+    tr.style.display = tr.textContent.toLowerCase().indexOf(q) >= 0 ? "" : "none";
+  });
+}
+function attnCopyCite(button) {
+  navigator.clipboard.writeText(button.dataset.cite).then(function () {
+    button.textContent = "copied";
+    setTimeout(function () { button.textContent = "copy"; }, 1500);
+  });
+}
+</script>"""
+
+
+def _citation(cid: str, row: dict[str, Any]) -> str:
+    """The citation string of a claim: ID, status, scales, book version and commit, date."""
+    return (f"{cid} ({STATUS_TEXT[row['status']]}; {'+'.join(row['scales'])} scale), attention-theory "
+            f"book v{row['package_version']} (commit {row['commit']}), checked {row['date']}")
+
+
+def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
+                 records: list[dict[str, Any]], statements: dict[str, bp.Statement],
+                 labels: dict[str, dict[str, Any]]) -> list[nodes.Node]:
+    """The Verified claims page: counts, a filter box, then one table per paper (claims in
+    natural order) with the statement's title and chapter, status, scales and data, evidence,
+    and a button that copies the claim's citation string."""
+    from attention_theory.verify.rerun import natural_key
+
+    counts: dict[str, int] = {}
+    for row in summary.values():
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    out: list[nodes.Node] = [nodes.paragraph(text=(
+        f"{len(summary)} claims, {len(records)} check records: "
+        + ", ".join(f"{counts.get(s, 0)} {STATUS_TEXT[s]}" for s in STATUS_TEXT) + "."))]
+    example = next(iter(summary.items()), None)
+    if example is not None:
+        cite = nodes.paragraph()
+        cite += nodes.Text("Cite a claim by the string its row's copy button gives, of the form ")
+        cite += nodes.literal(text=_citation(*example))
+        cite += nodes.Text(". Re-run a claim's checks with ")
+        cite += nodes.literal(text=f"python -m attention_theory check {example[0]}")
+        cite += nodes.Text(" (add --scale full for the paper's scale).")
+        out.append(cite)
+    out.append(nodes.raw("", _FILTER_HTML, format="html"))
+    for paper, name in PAPERS.items():
+        mine = sorted((cid for cid in summary if cid.split("-", 1)[0] == paper), key=natural_key)
+        if not mine:
+            continue
         rows = []
-        for cid, row in summary.items():
+        for cid in mine:
+            row = summary[cid]
             tight = "; ".join(f"{k}: {_fmt(v)}" for k, v in sorted(row["worst_by_check"].items())
                               if math.isfinite(v) and v > 0) or "—"
             if row["status"] == "not-checkable":
                 tight = "; ".join(row["reasons"])[:300]
             elif row["status"] == "partial":
                 tight = (tight + " | not checked: " + "; ".join(row["reasons"]))[:400]
-            rows.append([_link(app, docname, cid, labels), STATUS_TEXT[row["status"]],
-                         f"{len(set(row['checks']))} checks, {row['instances']} instances", tight,
-                         f"{cid}, attention-theory book v{row['package_version']} "
-                         f"(commit {row['commit']}), checked {row['date']}"])
-        counts: dict[str, int] = {}
-        for row in summary.values():
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
-        intro = nodes.paragraph(text=(
-            f"{len(summary)} claims, {len(records)} check records: "
-            + ", ".join(f"{counts.get(s, 0)} {STATUS_TEXT[s]}" for s in STATUS_TEXT) + "."))
-        table = _table(["claim", "status", "evidence",
-                        "worst LHS/RHS per bound check, or reason", "cite as"], rows,
-                       [14, 10, 12, 30, 30])
-        node.replace_self([intro, table])
-    for node in has_errata:
-        items: list[nodes.Node] = []
-        errata = [r for r in records if r["status"] == "erratum"]
-        if not errata:
-            items.append(nodes.paragraph(text="No erratum has been confirmed by a check yet."))
-        for r in errata:
-            d = r["detail"]
-            sec = nodes.section(ids=[f"erratum-{r['claim_id']}-{r['check']}"])
-            title = nodes.title(text=f"{r['claim_id']}: {r['description']}")
-            sec += title
-            p = nodes.paragraph()
-            p += nodes.Text("Statement: ")
-            p += _link(app, docname, r["claim_id"], labels)
-            p += nodes.Text(f" — source: {d['source']}; severity {d['severity']}; check "
-                            f"`{r['check']}` (commit {r['commit']}).")
-            sec += p
-            bl = nodes.bullet_list()
-            for key, label in (("printed", "As printed (fails)"), ("corrected", "Corrected (passes)")):
-                li = nodes.list_item()
-                para = nodes.paragraph()
-                para += nodes.strong(text=f"{label}: ")
-                para += nodes.literal(text=d[key]["text"])
-                para += nodes.Text(f" — {d[key]['summary']}.")
-                li += para
-                bl += li
-            sec += bl
-            items.append(sec)
-        node.replace_self(items)
+            elif row["status"] == "fails":
+                tight = "; ".join(f"{f['check']} ({f['scale']}): {f['failure']}" for f in row["failures"])[:400]
+            if row["errata"]:
+                tight += " | errata: " + "; ".join(
+                    f"{e['check']} ({ERRATUM_KINDS[e['kind']]} in the {e['where']})" for e in row["errata"])
+            st = statements.get(cid)
+            claim = nodes.inline()
+            claim += _link(app, docname, cid, labels)
+            if st is not None and st.title:
+                claim += nodes.Text(f" {st.title}")
+            if st is not None:
+                title = app.env.titles.get(st.docname)
+                chap = nodes.reference("", "", internal=True,
+                                       refuri=app.builder.get_relative_uri(docname, st.docname))
+                chap += nodes.Text(title.astext() if title is not None else st.docname)
+            else:
+                chap = nodes.Text("—")
+            scales = ", ".join(row["scales"]) + (f" (data: {', '.join(row['data_files'])})"
+                                                 if row["data_files"] else "")
+            button = nodes.raw("", f'<button class="attn-copy" type="button" data-cite="{html.escape(_citation(cid, row))}" '
+                                   'onclick="attnCopyCite(this)">copy</button>', format="html")
+            rows.append([claim, chap, STATUS_TEXT[row["status"]],
+                         f"{len(set(row['checks']))} checks, {row['instances']} instances; {scales}",
+                         tight, button])
+        sec = nodes.section(ids=[f"claims-{paper}"])
+        sec += nodes.title(text=name)
+        table = _table(["claim", "chapter", "status", "evidence and scales",
+                        "worst LHS/RHS per bound check, reason, failure or errata", "cite"], rows,
+                       [20, 14, 9, 14, 35, 6])
+        table["classes"].append("attn-claims")
+        sec += table
+        out.append(sec)
+    return out
+
+
+def _errata_counts(errata: list[dict[str, Any]]) -> nodes.table:
+    """Errata per paper (rows) and kind (columns), with ``statement/proof`` split in each cell."""
+    rows = []
+    for paper, name in PAPERS.items():
+        mine = [r["detail"] for r in errata if r["claim_id"].split("-", 1)[0] == paper]
+        cells = []
+        for kind in ERRATUM_KINDS:
+            n_st = sum(1 for d in mine if d["kind"] == kind and d["where"] == "statement")
+            n_pr = sum(1 for d in mine if d["kind"] == kind and d["where"] == "proof")
+            cells.append(f"{n_st + n_pr} ({n_st} / {n_pr})" if n_st + n_pr else "0")
+        rows.append([name, *cells, str(len(mine))])
+    total = [str(sum(1 for r in errata if r["detail"]["kind"] == k)) for k in ERRATUM_KINDS]
+    rows.append(["all papers", *total, str(len(errata))])
+    return _table(["paper", *ERRATUM_KINDS.values(), "total"], rows, [20, *([11] * len(ERRATUM_KINDS)), 8])
+
+
+def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
+                   labels: dict[str, dict[str, Any]]) -> nodes.section:
+    d = r["detail"]
+    sec = nodes.section(ids=[f"erratum-{r['claim_id']}-{r['check']}"])
+    sec += nodes.title(text=f"{r['claim_id']}: {r['description']}")
+    p = nodes.paragraph()
+    p += nodes.Text("Statement: ")
+    p += _link(app, docname, r["claim_id"], labels)
+    p += nodes.Text(f" — {ERRATUM_KINDS[d['kind']]} in the {d['where']}; source: {d['source']}; "
+                    f"check {r['check']} at {r.get('scale', 'smoke')} scale (commit {r['commit']}). ")
+    p += nodes.Text("Printed and corrected were evaluated on the same instances."
+                    if d.get("same_instances") else
+                    f"Printed and corrected ran on different instances: {d.get('different_instances_reason', '')}")
+    sec += p
+    bl = nodes.bullet_list()
+    for key, label in (("printed", "As printed (fails)"), ("corrected", "Corrected (passes)")):
+        li = nodes.list_item()
+        para = nodes.paragraph()
+        para += nodes.strong(text=f"{label}: ")
+        para += nodes.literal(text=d[key]["text"])
+        para += nodes.Text(f" — {d[key]['summary']}.")
+        li += para
+        bl += li
+    sec += bl
+    return sec
 
 
 def _env_check_consistency(app: Sphinx, env: Any) -> None:
@@ -350,6 +482,10 @@ def _env_check_consistency(app: Sphinx, env: Any) -> None:
     records = load_registry(_registry_path(app))
     labels = _statement_labels(env)
     recorded = {r["claim_id"] for r in records}
+    pairs = set(registered_checks())
+    for r in records:
+        if r["status"] != "not-checkable" and (r["claim_id"], r["check"]) not in pairs:
+            logger.warning(f"record {r['claim_id']} / {r['check']} comes from no registered check")
     for cid in sorted(recorded - set(labels)):
         logger.warning(f"check records exist for claim {cid!r} but no statement carries that label")
     for cid in sorted(set(labels) - recorded):
@@ -399,6 +535,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(status_placeholder)
     app.add_directive("dependency-graph", DependencyGraphDirective)
     app.add_directive("paper-status", PaperStatusDirective)
+    app.add_node(errata_counts_placeholder)
+    app.add_directive("errata-counts", ErrataCountsDirective)
     app.connect("doctree-read", _doctree_read)
     app.connect("env-purge-doc", _purge_doc)
     app.connect("html-page-context", _notebook_download, priority=400)

@@ -9,7 +9,9 @@ and draw it as an SVG whose nodes link to the statements.
 
 Node status, from the registry of check records:
 
-* ``erratum``         a check confirmed that the statement as printed fails;
+* ``false-as-printed``, ``corrected-constant``, ``fails``  the statement as printed does not
+  hold (a confirmed erratum in the statement, or a failed check at some scale);
+* ``proof-erratum``   the statement holds, a step of its proof does not;
 * ``reconstruction``  the statement is the book's reconstruction (fragment papers), marked
   by the word "reconstructed" in its title or the directive class ``reconstructed``;
 * ``partial``         some checks passed and a recorded reason says what could not be tested;
@@ -17,8 +19,8 @@ Node status, from the registry of check records:
 * ``verified``        every check of the statement passed;
 * ``no-record``       nothing recorded (the ``-W`` build refuses this for labelled statements).
 
-A statement whose support (anything it uses, transitively) contains a confirmed erratum is
-drawn with a red outline: that is where an erratum propagates.
+A statement whose support (anything it uses, transitively) contains a statement that does not
+hold as printed is drawn with a red outline: that is where an erratum propagates.
 """
 
 from __future__ import annotations
@@ -27,25 +29,27 @@ import dataclasses
 import html
 from typing import Iterable, Mapping
 
-__all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "node_status", "layers",
+from attention_theory.verify.registry import CLAIM_STATUSES
+
+__all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "NOT_AS_PRINTED", "node_status", "layers",
            "downstream", "paper_counts", "render_svg"]
 
 STATUS_COLOURS = {
     "verified": "#b7e1b0",
+    "proof-erratum": "#dcefb4",
     "partial": "#f3e39b",
-    "erratum": "#f4a6a6",
+    "corrected-constant": "#f7c58f",
+    "false-as-printed": "#f4a6a6",
+    "fails": "#e58080",
     "reconstruction": "#c9d7f2",
     "not-checkable": "#e3e3e3",
     "no-record": "#ffffff",
 }
-STATUS_TEXT = {
-    "verified": "verified",
-    "partial": "verified in part",
-    "erratum": "confirmed erratum",
-    "reconstruction": "reconstruction",
-    "not-checkable": "not numerically checkable",
-    "no-record": "no record",
-}
+STATUS_TEXT = {**{k: CLAIM_STATUSES[k] for k in STATUS_COLOURS if k in CLAIM_STATUSES},
+               "reconstruction": "reconstruction", "no-record": "no record"}
+
+#: Statuses whose statement, as printed, does not hold: what rests on them is outlined in red.
+NOT_AS_PRINTED = ("false-as-printed", "corrected-constant", "fails")
 
 
 @dataclasses.dataclass
@@ -64,12 +68,13 @@ class Statement:
 
 
 def node_status(statement: Statement, registry_status: str | None) -> str:
-    """The colour class of a node from its registry status (``None``: no record)."""
-    if registry_status == "erratum":
-        return "erratum"
+    """The colour class of a node from its claim status (``None``: no record): a statement that
+    does not hold as printed keeps that colour even when it is a reconstruction."""
+    if registry_status in NOT_AS_PRINTED:
+        return registry_status
     if statement.reconstructed:
         return "reconstruction"
-    if registry_status in ("verified", "partial", "not-checkable"):
+    if registry_status in STATUS_COLOURS:
         return registry_status
     return "no-record"
 
@@ -144,7 +149,7 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
     lay = layers(statements)
     deps = _deps(statements)
     status = {k: node_status(s, registry_status.get(k)) for k, s in statements.items()}
-    tainted = downstream(statements, [k for k, v in status.items() if v == "erratum"])
+    tainted = downstream(statements, [k for k, v in status.items() if v in NOT_AS_PRINTED])
     ncols = max(lay.values()) + 1
     columns: list[list[str]] = [[] for _ in range(ncols)]
     for k in statements:  # chapter order within a column
@@ -178,7 +183,7 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
             if lay[u] >= lay[k]:
                 continue  # the edge that closed a cycle is not drawn
             sx, sy, ex, ey = x1 + w, y1 + h / 2, x2, y2 + h / 2
-            colour = "#c0392b" if status[u] == "erratum" or u in tainted else "#888"
+            colour = "#c0392b" if status[u] in NOT_AS_PRINTED or u in tainted else "#888"
             parts.append(f'<path d="M{sx},{sy} C{sx + gapx / 2},{sy} {ex - gapx / 2},{ey} {ex},{ey}" '
                          f'fill="none" stroke="{colour}" stroke-width="1" marker-end="url(#attn-arrow)"/>')
     for k, s in statements.items():
@@ -186,7 +191,7 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
         outline = "#c0392b" if k in tainted else "#555"
         sw = 2 if k in tainted else 1
         tip = html.escape(f"{k}: {STATUS_TEXT[status[k]]}" + (f" — {s.title}" if s.title else "")
-                          + (" (rests on a confirmed erratum)" if k in tainted else ""))
+                          + (" (rests on a statement that fails as printed)" if k in tainted else ""))
         parts.append(f'<a href="{html.escape(hrefs.get(k, "#"))}"><g><title>{tip}</title>'
                      f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="4" '
                      f'fill="{STATUS_COLOURS[status[k]]}" stroke="{outline}" stroke-width="{sw}"/>'

@@ -16,10 +16,11 @@ from typing import Any, Callable
 import numpy as np
 
 from attention_theory.config import pick
+from attention_theory.foundations.trend import log_slope
 from attention_theory.trauger import single_layer_bounds as tb
 from attention_theory.trauger import single_layer_model as ts
 
-__all__ = ['NUMPY_ACTIVATIONS', 'all_signs', 'expected_abs_rademacher_sum', 'fitted_rise', 'mc_curve', 'sec26_head_row', 'unit']
+__all__ = ['NUMPY_ACTIVATIONS', 'all_signs', 'expected_abs_rademacher_sum', 'fitted_rise', 'mc_curve', 'sec26_head_row', 'slope_ci', 'unit', 'T_TREND_MARGIN']
 
 
 def all_signs(m: int) -> np.ndarray:
@@ -82,12 +83,27 @@ def mc_curve(*, Ts: tuple[int, ...] | None = None, m: int | None = None, d: int 
         X = ts.sample_tokens(np.random.default_rng([seed, T]), m, T, d, Bx, kind=kind)
         r = ts.rademacher_mc_identity(X, x_cls, B=B, B_qk=B_qk, n_draws=n_draws, restarts=restarts,
                                       steps=steps, seed=seed + T)
-        out["mc"].setdefault(kind, {"mean": [], "se": [], "max_token_norm": []})
+        out["mc"].setdefault(kind, {"mean": [], "se": [], "max_token_norm": [], "per_draw": []})
         out["mc"][kind]["max_token_norm"].append(float(max(np.linalg.norm(X, axis=-1).max(),
                                                            np.linalg.norm(x_cls))))
         out["mc"][kind]["mean"].append(r["mean"])
         out["mc"][kind]["se"].append(r["se"])
+        out["mc"][kind]["per_draw"].append([float(v) for v in r["per_draw"]])
     return out
+
+
+#: Equivalence margin of the T-trend checks: a rise of the measured complexity per unit of ``ln T``
+#: of at most 5% of the T-free bound it is compared with (over a thousand-fold range of T,
+#: ``ln 1000 = 6.9``, about a third of the bound).
+T_TREND_MARGIN = 0.05
+
+
+def slope_ci(T: list[int], per_draw: list[list[float]], *, n_boot: int = 2000, level: float = 0.95,
+             seed: int = 0) -> tuple[float, float, float]:
+    """``(slope, low, high)`` of the mean of ``per_draw[j]`` against ``ln T[j]`` with its percentile
+    bootstrap interval (draws resampled within each ``T``): :func:`~attention_theory.foundations.trend.log_slope`."""
+    est = log_slope(T, per_draw, statistic="mean", n_boot=n_boot, level=level, seed=seed)
+    return est.slope, est.low, est.high
 
 
 def fitted_rise(T: list[int], y: list[float]) -> float:

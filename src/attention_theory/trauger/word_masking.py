@@ -69,4 +69,5 @@ def loss_class_mc(*, K: int, m: int, T: int, d: int = 3, k: int = 2, Bx: float =
     with torch.no_grad():
         per = values(traj.final).max(dim=1).values.numpy() / m
     return {"mean": float(per.mean()), "se": float(per.std(ddof=1) / math.sqrt(n_draws)), "K": K, "m": m, "T": T,
+            "per_draw": [float(v) for v in per],
             "d": d, "Bx": Bx, "B_w": B_w, "B_qk": B_qk}

@@ -8,28 +8,38 @@ record (:mod:`attention_theory.verify.registry`) or raise :class:`ClaimViolation
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import datetime as _dt
 import functools
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from attention_theory._validate import check_int
-from attention_theory.config import scale
 from attention_theory.papers import check_modules, claim_id_pattern
 from attention_theory.provenance import default_device, git_commit, package_version
 from attention_theory.verify.outcomes import (
+    MIN_REASON_CHARS,
     ClaimViolation,
     Outcome,
     bound_outcome,
+    current_check,
     identity_outcome,
     interval_outcome,
+    running_check,
 )
-from attention_theory.verify.registry import CheckRecord, evaluate_only, write_record
+from attention_theory.verify.registry import (
+    ERRATUM_KINDS,
+    CheckRecord,
+    current_source,
+    evaluate_only,
+    write_record,
+)
 
-__all__ = ["CLAIM_ID_PATTERN", "claim_check", "registered_checks", "check_bound", "check_identity",
-           "check_interval", "confirm_erratum", "not_checkable", "evaluate"]
+__all__ = ["CLAIM_ID_PATTERN", "ContractError", "claim_check", "registered_checks", "check_owner",
+           "check_bound", "check_identity", "check_interval", "confirm_erratum", "not_checkable",
+           "evaluate", "negative_control"]
 
 #: Claim IDs are ``<paper>-<kind>-<number>`` with dots written as hyphens (papers from
 #: :data:`attention_theory.papers.PAPERS`).
@@ -37,29 +47,51 @@ CLAIM_ID_PATTERN = claim_id_pattern()
 
 
 
+class ContractError(RuntimeError):
+    """A record that no registered (claim, check) pair may write: written outside a registered
+    check, or naming a pair that the running check did not declare."""
+
+
+#: Records written by the registered check now running (its own and its parts').
+_written: contextvars.ContextVar[list[CheckRecord] | None] = contextvars.ContextVar(
+    "attn_written_records", default=None)
+
+#: Every registered (claim, check) pair -> the function that writes its record.
 _CHECKS: dict[tuple[str, str], Callable[..., Any]] = {}
-_current_check: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
-    "_current_check", default=None)
+#: Pairs of the parts of a check -> the pair of the check that declares them.
+_PARTS: dict[tuple[str, str], tuple[str, str]] = {}
 
 
-def claim_check(claim_id: str, check: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _pair(part: str | tuple[str, str], claim_id: str) -> tuple[str, str]:
+    cid, name = (claim_id, part) if isinstance(part, str) else tuple(part)
+    if not CLAIM_ID_PATTERN.match(cid):
+        raise ValueError(f"claim_id {cid!r} does not match {CLAIM_ID_PATTERN.pattern}")
+    if not re.match(r"^[a-z0-9][a-z0-9-]*$", name):
+        raise ValueError(f"check name {name!r} must be lower-case words joined by hyphens")
+    return cid, name
+
+
+def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, str]] = ()
+                ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a check function for ``claim_id`` under the short name ``check``.
 
     The decorated function must end in one of :func:`check_bound`,
     :func:`check_identity`, :func:`check_interval`, :func:`confirm_erratum` (or
-    return a list of their records); calls inside it default to this claim ID and
-    check name.  ``tests/<paper>/test_negative_controls*.py`` must contain a negative
-    control for every registered pair; ``tests/core/test_contract.py`` enforces that.
+    return a list of their records); calls inside it write records under this claim ID and
+    check name.  A check that writes several records declares the others as ``parts``: check
+    names of the same claim, or ``(claim_id, check)`` pairs of another claim; each part is a
+    registered pair of its own (it needs its own negative control) and its records are written
+    by passing ``check=`` (and ``claim_id=``) to the assertion.  Any other pair is refused
+    (:class:`ContractError`).  Every registered pair needs a negative control in ``tests/``
+    (:func:`negative_control`); ``tests/core/test_contract.py`` enforces that.
     """
-    if not CLAIM_ID_PATTERN.match(claim_id):
-        raise ValueError(f"claim_id {claim_id!r} does not match {CLAIM_ID_PATTERN.pattern}")
-    if not re.match(r"^[a-z0-9][a-z0-9-]*$", check):
-        raise ValueError(f"check name {check!r} must be lower-case words joined by hyphens")
+    key = _pair(check, claim_id)
+    part_keys = tuple(dict.fromkeys(_pair(p, claim_id) for p in parts))
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        key = (claim_id, check)
-        if key in _CHECKS and _CHECKS[key].__qualname__ != fn.__qualname__:
-            raise ValueError(f"check {key} registered twice")
+        for k in (key, *part_keys):
+            if k in _CHECKS and _CHECKS[k].__qualname__ != fn.__qualname__:
+                raise ValueError(f"check {k} registered twice")
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -67,44 +99,69 @@ def claim_check(claim_id: str, check: str) -> Callable[[Callable[..., Any]], Cal
 
             from attention_theory.foundations.tensors import default_dtype
 
-            token = _current_check.set(key)
+            written: list[CheckRecord] = []
+            token = _written.set(written)
             try:
                 # verification is float64; the caller's default dtype is restored afterwards
-                with default_dtype(torch.float64):
-                    return fn(*args, **kwargs)
+                with running_check(*key), default_dtype(torch.float64):
+                    result = fn(*args, **kwargs)
             finally:
-                _current_check.reset(token)
+                _written.reset(token)
+                outer = _written.get()
+                if outer is not None:  # a check run inside another: its records belong to both
+                    outer.extend(written)
+            if isinstance(result, CheckRecord):
+                # a reader sees every record the call wrote (its parts), not only the returned one
+                result.part_records = [r for r in written if r is not result]
+            return result
 
         wrapper.claim_id = claim_id  # type: ignore[attr-defined]
         wrapper.check_name = check  # type: ignore[attr-defined]
+        wrapper.parts = part_keys  # type: ignore[attr-defined]
         _CHECKS[key] = wrapper
+        for k in part_keys:
+            _CHECKS[k] = wrapper
+            _PARTS[k] = key
         return wrapper
 
     return deco
 
 
 def registered_checks() -> dict[tuple[str, str], Callable[..., Any]]:
-    """All registered (claim ID, check name) pairs with their functions."""
+    """All registered (claim ID, check name) pairs, parts included, with the function that
+    writes their records."""
     check_modules()  # importing every check module registers its checks
 
     return dict(_CHECKS)
 
 
+def check_owner(claim_id: str, check: str) -> tuple[str, str]:
+    """The pair of the registered check that writes the records of ``(claim_id, check)``: the
+    pair itself, or for a part the check that declares it."""
+    key = (claim_id, check)
+    if key not in registered_checks():
+        raise KeyError(f"no registered check {claim_id} / {check}")
+    return _PARTS.get(key, key)
+
+
 def _resolve_ids(claim_id: str | None, check: str | None) -> tuple[str, str]:
-    cur = _current_check.get()
-    cid = claim_id or (cur[0] if cur else None)
-    name = check or (cur[1] if cur else None)
-    if cid is None or name is None:
-        raise ValueError("claim_id and check must be given outside a @claim_check function")
-    if not CLAIM_ID_PATTERN.match(cid):
-        raise ValueError(f"claim_id {cid!r} does not match {CLAIM_ID_PATTERN.pattern}")
-    return cid, name
+    """The pair a record is written under: the running check's, or one of its declared parts."""
+    cur = current_check()
+    if cur is None:
+        raise ContractError("records come only from registered checks: call the assertion inside a "
+                            "function decorated with @claim_check")
+    pair = (claim_id or cur[0], check or cur[1])
+    if pair != cur and _PARTS.get(pair) != cur:
+        raise ContractError(f"the running check {cur[0]} / {cur[1]} may write records only under its "
+                            f"own pair or its declared parts, not {pair[0]} / {pair[1]} (declare it "
+                            "with @claim_check(..., parts=...))")
+    return pair
 
 
 def _make_record(claim_id: str, check: str, description: str, status: str,
                  outcome: Outcome | None, params: dict[str, Any] | None, seed: int | None,
                  device: str | None, detail: dict[str, Any]) -> CheckRecord:
-
+    scale, data = current_source()
     return CheckRecord(
         claim_id=claim_id,
         check=check,
@@ -119,9 +176,18 @@ def _make_record(claim_id: str, check: str, description: str, status: str,
         commit=git_commit(),
         device=device or default_device(),
         date=_dt.date.today().isoformat(),
-        scale=scale(),
+        scale=scale,
         detail=detail,
+        data=data,
     )
+
+
+def _keep(rec: CheckRecord) -> None:
+    """Write a record to the registry and remember it for the running check's return value."""
+    write_record(rec)
+    written = _written.get()
+    if written is not None:
+        written.append(rec)
 
 
 def _finish(outcome: Outcome, description: str, claim_id: str | None, check: str | None,
@@ -132,11 +198,14 @@ def _finish(outcome: Outcome, description: str, claim_id: str | None, check: str
         raise ValueError("description must be a non-empty string saying what was checked")
     if not outcome.passed:
         raise ClaimViolation(f"{cid} / {name}: {description}: {outcome.summary()} "
-                             f"(detail: {outcome.detail})")
+                             f"(detail: {outcome.detail})", claim_id=cid, check=name)
     detail = dict(outcome.detail)
+    if outcome.kind == "bound":
+        # the largest factor by which the right-hand side could shrink before the check rejects
+        detail["discrimination"] = 1.0 / outcome.worst if outcome.worst > 0 else None
     detail.update(extra or {})
     rec = _make_record(cid, name, description, "verified", outcome, params, seed, device, detail)
-    write_record(rec)
+    _keep(rec)
     return rec
 
 
@@ -177,40 +246,69 @@ def check_interval(value: float, low: float, high: float, description: str, *,
                    claim_id: str | None = None, check: str | None = None,
                    params: dict[str, Any] | None = None, seed: int | None = None,
                    device: str | None = None, n_instances: int | None = None,
-                   extra: dict[str, Any] | None = None) -> CheckRecord:
+                   extra: dict[str, Any] | None = None, instances: Any = None) -> CheckRecord:
     """Assert ``low <= value <= high`` (a fitted slope, a test statistic...).
 
     ``low`` and ``high`` must be finite (``ValueError``); a NaN or infinite ``value`` raises
     :class:`ClaimViolation`."""
-    out = interval_outcome(value, low, high)
+    out = interval_outcome(value, low, high, instances=instances)
     if n_instances is not None:
         out = dataclasses.replace(out, n_instances=check_int(n_instances, "n_instances"))
     return _finish(out, description, claim_id, check, params, seed, device, extra)
 
 
 def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, printed_text: str,
-                    corrected_text: str, source: str, claim_id: str | None = None,
+                    corrected_text: str, source: str, kind: str, where: str | None = None,
+                    different_instances_reason: str | None = None, claim_id: str | None = None,
                     check: str | None = None, params: dict[str, Any] | None = None,
-                    seed: int | None = None, device: str | None = None,
-                    severity: str = "T") -> CheckRecord:
-    """Record a confirmed erratum: the printed version must fail and the corrected pass.
+                    seed: int | None = None, device: str | None = None) -> CheckRecord:
+    """Record a confirmed erratum: the printed version must fail and the corrected pass, on the
+    same instances.
 
-    Raises :class:`ClaimViolation` if the printed version passes (then the
-    suspected erratum is *refuted*, and the chapter must say so) or if the
-    corrected version fails (then the correction is wrong).
+    ``kind`` is one of :data:`~attention_theory.verify.registry.ERRATUM_KINDS`
+    (``false-statement``, ``wrong-constant``, ``missing-hypothesis``, ``proof-step``, ``typo``);
+    ``where`` is ``"statement"`` (what the paper states) or ``"proof"`` (a step, constant or
+    notation of its proof; implied by ``kind="proof-step"``).  Both outcomes must carry the
+    fingerprint of their instances (``instances=`` of the outcome functions) and the two must be
+    equal, unless ``different_instances_reason`` says why they cannot be (it is recorded).
+
+    Raises :class:`ClaimViolation` if the printed version passes (then the suspected erratum is
+    *refuted*, and the chapter must say so) or if the corrected version fails (then the
+    correction is wrong); ``ValueError`` for a bad ``kind``/``where`` or differing instances.
     """
     cid, name = _resolve_ids(claim_id, check)
-    if severity not in {"E", "G", "C", "T"}:
-        raise ValueError(f"severity must be one of E, G, C, T, got {severity!r}")
+    if kind not in ERRATUM_KINDS:
+        raise ValueError(f"kind must be one of {tuple(ERRATUM_KINDS)}, got {kind!r}")
+    where = where or ("proof" if kind == "proof-step" else "statement")
+    if where not in ("statement", "proof"):
+        raise ValueError(f"where must be 'statement' or 'proof', got {where!r}")
+    if kind == "proof-step" and where != "proof":
+        raise ValueError("an erratum of kind 'proof-step' is in the proof (where='proof')")
+    fp_p, fp_c = printed.detail.get("instances"), corrected.detail.get("instances")
+    if different_instances_reason is not None:
+        if (not isinstance(different_instances_reason, str)
+                or len(different_instances_reason.strip()) < MIN_REASON_CHARS):
+            raise ValueError("different_instances_reason must be a sentence saying why printed and "
+                             "corrected cannot be evaluated on the same instances")
+    elif fp_p is None or fp_c is None:
+        raise ValueError("printed and corrected must carry their instances' fingerprint (pass "
+                         "instances=... to the outcome functions), or give different_instances_reason")
+    elif fp_p != fp_c:
+        raise ValueError(f"printed and corrected were evaluated on different instances "
+                         f"(fingerprints {fp_p} and {fp_c})")
     if printed.passed:
         raise ClaimViolation(f"{cid} / {name}: erratum NOT confirmed, the printed version "
-                             f"passes: {printed.summary()}")
+                             f"passes: {printed.summary()}", claim_id=cid, check=name)
     if not corrected.passed:
         raise ClaimViolation(f"{cid} / {name}: the corrected version fails too: "
-                             f"{corrected.summary()}")
+                             f"{corrected.summary()}", claim_id=cid, check=name)
     detail = {
         "source": source,
-        "severity": severity,
+        "kind": kind,
+        "where": where,
+        "same_instances": different_instances_reason is None,
+        **({"different_instances_reason": " ".join(different_instances_reason.split())}
+           if different_instances_reason is not None else {}),
         "printed": {"text": printed_text, "summary": printed.summary(), "worst": printed.worst,
                     "n_instances": printed.n_instances, "detail": printed.detail},
         "corrected": {"text": corrected_text, "summary": corrected.summary(),
@@ -220,14 +318,17 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
     out = dataclasses.replace(corrected, n_instances=printed.n_instances + corrected.n_instances)
     rec = _make_record(cid, name, description, "erratum", out, params, seed, device, detail)
     rec.kind = "erratum"
-    write_record(rec)
+    _keep(rec)
     return rec
 
 
 def not_checkable(claim_id: str, reason: str, *, check: str = "reason",
                   description: str | None = None) -> CheckRecord:
-    """Record that a statement cannot be checked numerically, and why."""
-    cid, name = _resolve_ids(claim_id, check)
+    """Record that a statement cannot be checked numerically, and why.
+
+    A reason is not a computation, so it needs no registered check (and no negative control):
+    it may be recorded from anywhere, under the check name ``check`` (default ``"reason"``)."""
+    cid, name = _pair(check, claim_id)
     if not reason or len(reason.strip()) < 20:
         raise ValueError("reason must explain (in a sentence) why no numerical check is possible")
     rec = _make_record(cid, name, description or "not numerically checkable", "not-checkable",
@@ -237,11 +338,56 @@ def not_checkable(claim_id: str, reason: str, *, check: str = "reason",
 
 
 def evaluate(check: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, str]:
-    """``(holds, one-line summary)`` of a check function on the given data, recording nothing."""
-    with evaluate_only():
-        try:
-            rec = check(*args, **kwargs)
-        except ClaimViolation as exc:
-            return False, str(exc).split(" (detail:")[0]
+    """Run a registered check to *report* whether its statement holds: ``(holds, one-line
+    summary)``, without raising.
+
+    The records are written as usual when it passes; when it fails, a record with status
+    ``fails`` (the violation's message) is written for the pair that raised, so a statement
+    that fails (e.g. on committed full-scale data, inside
+    :func:`~attention_theory.verify.on_results`) is never shown as verified.
+    """
+    if not callable(check):
+        raise TypeError(f"check must be a registered check (or a callable running one), got {check!r}")
+    try:
+        rec = check(*args, **kwargs)
+    except ClaimViolation as exc:
+        message = str(exc).split(" (detail:")[0]
+        cid, name = exc.claim_id, exc.check
+        if cid is None or name is None:  # raised outside any registered check: nothing to record
+            raise
+        with running_check(cid, name):
+            failed = _make_record(cid, name, message, "fails", None, None, None, None,
+                                  {"failure": message})
+        failed.kind = "fails"
+        write_record(failed)
+        return False, message
     recs = rec if isinstance(rec, list) else [rec]
     return True, "; ".join(f"{r.description}: worst ratio {r.worst}" for r in recs)
+
+
+@contextlib.contextmanager
+def negative_control(claim_id: str, check: str, *, match: str | None = None) -> Iterator[None]:
+    """The block is a negative control of ``(claim_id, check)``: it must raise
+    :class:`ClaimViolation` *from that check* (the violation's ``claim_id``/``check``), with a
+    message matching the regular expression ``match`` when given.
+
+    A violation from another check (a companion that failed first), no violation, or a pair
+    that is not registered raises ``AssertionError`` saying which.  Nothing is recorded.
+    """
+    key = (claim_id, check)
+    if key not in registered_checks():
+        raise AssertionError(f"negative control of {claim_id} / {check}: no such registered check")
+    with evaluate_only():
+        try:
+            yield
+        except ClaimViolation as exc:
+            got = (exc.claim_id, exc.check)
+            if got != key:
+                raise AssertionError(f"negative control of {claim_id} / {check} failed in another "
+                                     f"check, {got[0]} / {got[1]}: {str(exc)[:300]}") from exc
+            if match is not None and not re.search(match, str(exc)):
+                raise AssertionError(f"negative control of {claim_id} / {check}: the violation "
+                                     f"does not match {match!r}: {str(exc)[:300]}") from exc
+            return
+    raise AssertionError(f"negative control of {claim_id} / {check}: the wrong variant passed "
+                         "(no ClaimViolation was raised)")

@@ -21,13 +21,16 @@ Two rules keep an outcome from passing by accident:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import hashlib
 import math
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["ClaimViolation", "Outcome", "MAX_RTOL", "MAX_ATOL", "MIN_REASON_CHARS", "check_tolerances",
+__all__ = ["ClaimViolation", "Outcome", "current_check", "running_check", "instances_fingerprint", "MAX_RTOL", "MAX_ATOL", "MIN_REASON_CHARS", "check_tolerances",
            "bound_outcome", "identity_outcome", "interval_outcome"]
 
 #: Largest relative tolerance a check may use without giving a reason.  Verification runs in
@@ -49,7 +52,77 @@ MIN_REASON_CHARS = 20
 
 
 class ClaimViolation(AssertionError):
-    """Raised when a statement fails on some instance (or an erratum is not confirmed)."""
+    """Raised when a statement fails on some instance (or an erratum is not confirmed).
+
+    ``claim_id`` and ``check`` name the registered check that raised it (by default the check
+    running when it was raised, :func:`current_check`); a negative control requires them to be
+    the pair it names (:func:`attention_theory.verify.negative_control`), so a control cannot
+    pass because a companion check failed first.
+    """
+
+    def __init__(self, message: str, *, claim_id: str | None = None, check: str | None = None) -> None:
+        super().__init__(message)
+        running = current_check()
+        self.claim_id = claim_id if claim_id is not None else (running[0] if running else None)
+        self.check = check if check is not None else (running[1] if running else None)
+
+
+_current_check: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
+    "attn_current_check", default=None)
+
+
+def current_check() -> tuple[str, str] | None:
+    """The ``(claim_id, check)`` of the innermost registered check now running, else ``None``."""
+    return _current_check.get()
+
+
+@contextlib.contextmanager
+def running_check(claim_id: str, check: str) -> Iterator[None]:
+    """Mark ``(claim_id, check)`` as the running check inside the block (used by
+    :func:`~attention_theory.verify.claim_check`; records and violations are attributed to it)."""
+    token = _current_check.set((claim_id, check))
+    try:
+        yield
+    finally:
+        _current_check.reset(token)
+
+
+def instances_fingerprint(instances: Any) -> str:
+    """A short SHA-256 of the instances an outcome was evaluated on (arrays, tensors, numbers,
+    strings, and lists/tuples/dicts of them), so that two outcomes can be shown to have run on
+    the same instances (:func:`~attention_theory.verify.confirm_erratum`)."""
+    h = hashlib.sha256()
+
+    def feed(x: Any) -> None:
+        if isinstance(x, dict):
+            h.update(b"{")
+            for k in sorted(x, key=str):
+                feed(str(k))
+                feed(x[k])
+            h.update(b"}")
+        elif isinstance(x, (list, tuple)):
+            h.update(b"[")
+            for v in x:
+                feed(v)
+            h.update(b"]")
+        elif isinstance(x, (str, bytes)):
+            h.update(b"s" + (x.encode() if isinstance(x, str) else x))
+        elif x is None or isinstance(x, (bool, int, float)):
+            h.update(repr(x).encode())
+        else:
+            if hasattr(x, "detach"):  # torch tensor, without importing torch here
+                x = x.detach().cpu().numpy()
+            try:
+                arr = np.ascontiguousarray(np.asarray(x))
+            except Exception as exc:  # noqa: BLE001 - say what could not be fingerprinted
+                raise TypeError(f"instances: cannot fingerprint a {type(x).__name__}: {exc}") from None
+            if arr.dtype == object:
+                raise TypeError(f"instances: cannot fingerprint an object array of {type(x).__name__}")
+            h.update(f"{arr.dtype.str}{arr.shape}".encode())
+            h.update(arr.tobytes())
+
+    feed(instances)
+    return h.hexdigest()[:16]
 
 
 # ---------------------------------------------------------------------------
@@ -142,6 +215,10 @@ def check_tolerances(*, rtol: Any = 0.0, atol: Any = 0.0, tolerance_reason: str 
     return out
 
 
+def _fingerprint_detail(instances: Any) -> dict[str, str]:
+    return {} if instances is None else {"instances": instances_fingerprint(instances)}
+
+
 def _non_finite(sides: list[tuple[str, np.ndarray]]) -> str | None:
     """``"<side> is not finite at instance i (value); ..."`` for every side holding NaN or inf."""
     msgs = []
@@ -155,7 +232,7 @@ def _non_finite(sides: list[tuple[str, np.ndarray]]) -> str | None:
 
 
 def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
-                  tolerance_reason: str | None = None) -> Outcome:
+                  tolerance_reason: str | None = None, instances: Any = None) -> Outcome:
     """Compare ``lhs <= rhs * (1 + rtol) + atol`` elementwise.
 
     A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
@@ -193,12 +270,14 @@ def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
             "rhs_at_worst": float(rhs_a[idx]),
             **tol,
             **({"non_finite": non_finite} if non_finite else {}),
+            **_fingerprint_detail(instances),
         },
     )
 
 
 def identity_outcome(computed: Any, reference: Any, *, atol: float = 1e-12,
-                     rtol: float = 0.0, tolerance_reason: str | None = None) -> Outcome:
+                     rtol: float = 0.0, tolerance_reason: str | None = None,
+                     instances: Any = None) -> Outcome:
     """Compare ``computed == reference`` up to ``atol + rtol * |reference|``.
 
     A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
@@ -228,11 +307,12 @@ def identity_outcome(computed: Any, reference: Any, *, atol: float = 1e-12,
             "n_violations": int(bad.sum()),
             **tols,
             **({"non_finite": non_finite} if non_finite else {}),
+            **_fingerprint_detail(instances),
         },
     )
 
 
-def interval_outcome(value: float, low: float, high: float) -> Outcome:
+def interval_outcome(value: float, low: float, high: float, *, instances: Any = None) -> Outcome:
     """Check ``low <= value <= high`` for a single derived number (e.g. a slope).
 
     ``low`` and ``high`` must be finite with ``low <= high`` (``ValueError`` naming them); a NaN
@@ -253,7 +333,7 @@ def interval_outcome(value: float, low: float, high: float) -> Outcome:
         v = float(value)
     except (TypeError, ValueError):
         raise TypeError(f"value must be a number, got {type(value).__name__}") from None
-    detail: dict[str, Any] = {"value": v, "low": low, "high": high}
+    detail: dict[str, Any] = {"value": v, "low": low, "high": high, **_fingerprint_detail(instances)}
     if not math.isfinite(v):
         detail["non_finite"] = f"value is not finite at instance 0 (value {v!r})"
         return Outcome("interval", False, 1, math.inf, 0, detail)

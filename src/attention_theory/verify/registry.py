@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -15,12 +16,56 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from attention_theory.config import scale
 from attention_theory.provenance import jsonable
 
-__all__ = ["STATUSES", "CheckRecord", "registry_dir", "evaluate_only", "write_record",
-           "load_registry", "summarize_registry"]
+__all__ = ["STATUSES", "CLAIM_STATUSES", "ERRATUM_KINDS", "CheckRecord", "registry_dir",
+           "evaluate_only", "recording_to", "on_results", "current_source", "write_record", "load_registry",
+           "summarize_registry", "claim_status"]
 
-STATUSES = ("verified", "erratum", "not-checkable")
+#: Statuses of one record: the check passed (``verified``), it confirmed an erratum (the printed
+#: version fails, the corrected passes, on the same instances), it failed (``fails``: written
+#: only when a chapter *reports* a statement that may fail, e.g. on committed full-scale data,
+#: see :func:`~attention_theory.verify.evaluate`), or a reason says why nothing can be computed.
+STATUSES = ("verified", "erratum", "fails", "not-checkable")
+
+#: Kinds of erratum (the errata page groups by paper and kind).
+ERRATUM_KINDS = {
+    "false-statement": "false statement",
+    "wrong-constant": "wrong constant",
+    "missing-hypothesis": "missing hypothesis",
+    "proof-step": "proof step",
+    "typo": "typo/notation",
+}
+
+#: Statuses of a claim (one labelled statement), from its records (:func:`claim_status`):
+#:
+#: * ``verified``            every check of the statement as printed passes, at every scale run;
+#: * ``partial``             verified in part: the checks that ran pass, a recorded reason says
+#:   what could not be checked;
+#: * ``false-as-printed``    the printed statement fails on explicit instances and a corrected
+#:   statement passes on the same instances (erratum of kind false statement, missing
+#:   hypothesis or typo/notation in the statement);
+#: * ``corrected-constant``  the printed constant fails, the statement with a stated constant
+#:   passes (erratum of kind wrong constant in the statement);
+#: * ``proof-erratum``       the statement passes; a step of its proof (or a constant or
+#:   notation inside the proof) fails.  The claim counts as verified, the erratum is listed;
+#: * ``fails``               a check of the statement failed at some scale (e.g. a paper's
+#:   experimental claim that the full-scale run does not reproduce) and no correction is
+#:   confirmed;
+#: * ``not-checkable``       only reasons, no computation.
+#:
+#: A *reconstruction* (the book's statement of a lost formula) has one of these statuses too;
+#: the book marks it as a reconstruction beside the status.
+CLAIM_STATUSES = {
+    "verified": "verified",
+    "partial": "verified in part",
+    "false-as-printed": "false as printed",
+    "corrected-constant": "holds with a corrected constant",
+    "proof-erratum": "proof erratum",
+    "fails": "fails",
+    "not-checkable": "not numerically checkable",
+}
 
 
 
@@ -43,16 +88,28 @@ class CheckRecord:
     date: str
     scale: str
     detail: dict[str, Any] = dataclasses.field(default_factory=dict)
+    data: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return jsonable(dataclasses.asdict(self))
 
     def __str__(self) -> str:
-        mark = {"verified": "verified", "erratum": "erratum confirmed",
-                "not-checkable": "not numerically checkable"}[self.status]
-        head = f"[{mark}] {self.claim_id} / {self.check}: {self.description}"
+        own = self._own_text()
+        parts = getattr(self, "part_records", None) or []
+        return "\n".join([own, *(p._own_text() for p in parts)])
+
+    def _own_text(self) -> str:
+        if self.status == "erratum":
+            mark = f"erratum confirmed: {ERRATUM_KINDS[self.detail['kind']]} in the {self.detail['where']}"
+        else:
+            mark = {"verified": "verified", "fails": "FAILS",
+                    "not-checkable": "not numerically checkable"}[self.status]
+        where = f" at {self.scale} scale" + (f" on {', '.join(self.data['files'])}" if self.data else "")
+        head = f"[{mark}{where}] {self.claim_id} / {self.check}: {self.description}"
         if self.status == "not-checkable":
             return f"{head}\n  reason: {self.detail.get('reason', '')}"
+        if self.status == "fails":
+            return f"{head}\n  {self.detail.get('failure', '')}"
         if self.status == "erratum":
             p, c = self.detail["printed"], self.detail["corrected"]
             return (f"{head}\n  printed:   {p['text']} -> {p['summary']}"
@@ -70,6 +127,9 @@ def registry_dir() -> Path | None:
     walking up to the repository root (the folder holding ``_toc.yml``).  An
     empty ``ATTN_REGISTRY_DIR`` disables writing.
     """
+    override = _folder.get()
+    if override is not None:
+        return override
     env = os.environ.get("ATTN_REGISTRY_DIR")
     if env is not None:
         return Path(env) if env else None
@@ -77,6 +137,21 @@ def registry_dir() -> Path | None:
         if (parent / "_toc.yml").exists():
             return parent / "_build" / "registry"
     return Path(tempfile.gettempdir()) / "attention_theory_registry"
+
+
+_folder: contextvars.ContextVar[Path | None] = contextvars.ContextVar("attn_registry_folder", default=None)
+
+
+@contextlib.contextmanager
+def recording_to(folder: str | os.PathLike) -> Iterator[Path]:
+    """Write the records of the block into ``folder`` instead of :func:`registry_dir`'s choice
+    (used to re-run a cited check without touching the book's registry)."""
+    path = Path(folder)
+    token = _folder.set(path)
+    try:
+        yield path
+    finally:
+        _folder.reset(token)
 
 
 def _safe_name(s: str) -> str:
@@ -97,6 +172,68 @@ def evaluate_only() -> Iterator[None]:
         _recording.reset(token)
 
 
+_source: contextvars.ContextVar[tuple[str, dict[str, Any]] | None] = contextvars.ContextVar(
+    "attn_result_source", default=None)
+
+
+def _repo_relative(path: Path) -> str:
+    path = path.resolve()
+    for parent in path.parents:
+        if (parent / "_toc.yml").exists():
+            return path.relative_to(parent).as_posix()
+    return path.name
+
+
+@contextlib.contextmanager
+def on_results(*paths: str | os.PathLike, scale: str = "full") -> Iterator[dict[str, Any]]:
+    """Attribute the records written inside the block to committed result files.
+
+    Checks run inside evaluate a statement on the data of ``paths`` (result files written by
+    :func:`attention_theory.results.write_result`), made at ``scale`` (``"full"`` unless said):
+    their records carry that scale and ``data = {"files": [...], "commits": [...], "sha256":
+    [...]}`` (repository-relative paths, the commit each file's provenance names, the files'
+    hashes), and are stored beside the live (smoke) records of the same check.  Yields the
+    ``data`` dictionary.
+    """
+    if scale not in ("smoke", "full"):
+        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
+    if not paths:
+        raise ValueError("on_results needs at least one result file")
+    files, commits, hashes = [], [], []
+    for p in paths:
+        path = Path(p)
+        if not path.is_file():
+            raise FileNotFoundError(f"on_results: no result file at {path}")
+        raw = path.read_bytes()
+        try:
+            commit = json.loads(raw).get("provenance", {}).get("commit")
+        except (ValueError, AttributeError):
+            commit = None
+        files.append(_repo_relative(path))
+        commits.append(commit)
+        hashes.append(hashlib.sha256(raw).hexdigest()[:16])
+    data = {"files": files, "commits": commits, "sha256": hashes}
+    token = _source.set((scale, data))
+    try:
+        yield data
+    finally:
+        _source.reset(token)
+
+
+def current_source() -> tuple[str, dict[str, Any] | None]:
+    """``(scale, data)`` that records written now get: inside :func:`on_results` its scale and
+    files, otherwise the live scale (:func:`attention_theory.config.scale`) and ``None``."""
+    src = _source.get()
+    if src is not None:
+        return src
+    return scale(), None
+
+
+def record_filename(claim_id: str, check: str, scale: str) -> str:
+    """``<claim>__<check>__<scale>.json``: one record per (claim, check, scale)."""
+    return f"{_safe_name(claim_id)}__{_safe_name(check)}__{_safe_name(scale)}.json"
+
+
 def write_record(rec: CheckRecord) -> None:
     if not _recording.get():
         return
@@ -104,7 +241,7 @@ def write_record(rec: CheckRecord) -> None:
     if folder is None:
         return
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{_safe_name(rec.claim_id)}__{_safe_name(rec.check)}.json"
+    target = folder / record_filename(rec.claim_id, rec.check, rec.scale)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as fh:
@@ -129,36 +266,68 @@ def load_registry(folder: str | os.PathLike | None = None) -> list[dict[str, Any
     return sorted(recs, key=lambda r: (r["claim_id"], r["check"]))
 
 
-def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """One row per claim ID: status, number of checks, instances, worst bound ratio.
+def claim_status(records: Iterable[dict[str, Any]]) -> str:
+    """The status of one claim from all its records (every check, every scale); see
+    :data:`CLAIM_STATUSES`.  Failing beats everything (a statement that fails at some scale is
+    not verified); then errata in the statement (a false statement, missing hypothesis or typo
+    before a wrong constant); then proof errata; then partial, verified, not checkable."""
+    recs = list(records)
+    if not recs:
+        raise ValueError("claim_status needs at least one record")
+    st = {r["status"] for r in recs}
+    errata = [r["detail"] for r in recs if r["status"] == "erratum"]
+    in_statement = {e["kind"] for e in errata if e.get("where") == "statement"}
+    if "fails" in st:
+        return "fails"
+    if in_statement - {"wrong-constant"}:
+        return "false-as-printed"
+    if in_statement:
+        return "corrected-constant"
+    if errata:
+        return "proof-erratum"
+    if {"verified", "not-checkable"} <= st:
+        return "partial"
+    return "verified" if "verified" in st else "not-checkable"
 
-    A claim with a confirmed erratum is reported as ``erratum`` even when other
-    checks of it pass (the printed statement needed a correction); a claim with
-    only ``not-checkable`` records is ``not-checkable``; a claim with passing checks
-    *and* a recorded reason why some part of it could not be checked is ``partial``
-    (verified in part), so a reader never mistakes it for fully verified.
-    """
+
+def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """One row per claim ID: status (:func:`claim_status`), checks, instances, worst bound ratio,
+    the scales it was checked at, the committed files it read, and its errata kinds."""
     rows: dict[str, dict[str, Any]] = {}
+    by_claim: dict[str, list[dict[str, Any]]] = {}
     for r in records:
+        by_claim.setdefault(r["claim_id"], []).append(r)
         row = rows.setdefault(r["claim_id"], {
-            "claim_id": r["claim_id"], "statuses": set(), "checks": [],
+            "claim_id": r["claim_id"], "checks": [], "scales": [], "data_files": [],
             "instances": 0, "worst_bound_ratio": None, "reasons": [], "worst_by_check": {},
+            "errata": [], "failures": [],
             "commit": r["commit"], "date": r["date"], "package_version": r["package_version"],
         })
-        row["statuses"].add(r["status"])
-        row["checks"].append(r["check"])
+        if r["check"] not in row["checks"]:
+            row["checks"].append(r["check"])
+        scale = r.get("scale", "smoke")
+        if scale not in row["scales"]:
+            row["scales"].append(scale)
+        for f in (r.get("data") or {}).get("files", []):
+            if f not in row["data_files"]:
+                row["data_files"].append(f)
         row["instances"] += int(r.get("n_instances") or 0)
         if r["status"] == "not-checkable":
             row["reasons"].append(r["detail"].get("reason", ""))
+        if r["status"] == "erratum":
+            row["errata"].append({"check": r["check"], "kind": r["detail"]["kind"],
+                                  "where": r["detail"]["where"], "scale": scale})
+        if r["status"] == "fails":
+            row["failures"].append({"check": r["check"], "scale": scale,
+                                    "failure": r["detail"].get("failure", "")})
         if r["kind"] == "bound" and r["status"] == "verified" and r["worst"] is not None:
             w = float(r["worst"])
-            row["worst_by_check"][r["check"]] = w
+            key = r["check"] if scale == "smoke" else f"{r['check']} ({scale})"
+            row["worst_by_check"][key] = w
             prev = row["worst_bound_ratio"]
             row["worst_bound_ratio"] = w if prev is None else max(prev, w)
         row["date"] = max(row["date"], r["date"])
-    for row in rows.values():
-        st = row.pop("statuses")
-        row["status"] = ("erratum" if "erratum" in st else
-                         "partial" if {"verified", "not-checkable"} <= st else
-                         "verified" if "verified" in st else "not-checkable")
+    for cid, row in rows.items():
+        row["status"] = claim_status(by_claim[cid])
+        row["scales"].sort(key=lambda s: (s != "smoke", s))
     return dict(sorted(rows.items()))

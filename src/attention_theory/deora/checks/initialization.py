@@ -49,7 +49,7 @@ def _reference_svm(F: torch.Tensor, ys: torch.Tensor) -> np.ndarray:
     return res.theta / np.linalg.norm(res.theta)
 
 
-@claim_check("deora-def-1", "constants-helper")
+@claim_check("deora-def-1", "constants-helper", parts=("constants-identities",))
 def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int = 600) -> CheckRecord:
     """The helper that turns Definition 1 into numbers: on ``F-rand``, noisy ``F-lin`` and exact
     ``F-lin`` instances, ``||theta_star|| = sqrt 2``; ``gamma`` is the minimum margin of ``theta_star``;
@@ -112,7 +112,7 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
 
 
 def _best_on_sphere(Xs: torch.Tensor, ys: torch.Tensor, H: int, radius: float, *, seed: int = 0,
-                    n_random: int = 50) -> tuple[float, float]:
+                    n_random: int = 50, random_radius: float | None = None) -> tuple[float, float]:
     """Loss at ``radius`` times the normalized steepest-descent direction from 0 (optimal when the
     margin is linear), and the smallest loss over ``n_random`` random points of the same sphere."""
     T, d = Xs.shape[1], Xs.shape[2]
@@ -122,14 +122,16 @@ def _best_on_sphere(Xs: torch.Tensor, ys: torch.Tensor, H: int, radius: float, *
     best = float(md.empirical_risk(-radius * g / torch.linalg.vector_norm(g), Xs, ys, H))
     gen = torch.Generator().manual_seed(seed)
     rnd = torch.randn(n_random, p, generator=gen, dtype=DT)
-    rnd = radius * rnd / torch.linalg.vector_norm(rnd, dim=1, keepdim=True)
+    rnd = (radius if random_radius is None else random_radius) * rnd / torch.linalg.vector_norm(
+        rnd, dim=1, keepdim=True)
     others = min(float(md.empirical_risk(r, Xs, ys, H)) for r in rnd)
     return best, others
 
 
-@claim_check("deora-prop-7", "flin-counterexample")
+@claim_check("deora-prop-7", "flin-counterexample", parts=("flin-closed-form", "flin-closed-form-random"))
 def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: int = 6,
-                               seed: int = 700) -> CheckRecord:
+                               closed_form: Callable[[float, int], float] = flin_min_loss_within,
+                               random_radius: float = 1.0, seed: int = 700) -> CheckRecord:
     """Erratum: Proposition 7's ``g_0`` is too small by ``sqrt 2``.
 
     ``F-lin`` with ``theta_0 = 0`` is a good initialization with ``B_2 = B_Phi = 1`` and
@@ -139,7 +141,9 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
     (printed statement fails); the witness ``theta_0 + g_0 theta_star``, at distance ``sqrt 2 g_0``, has
     loss ``<= eps`` (corrected statement, ``g_0^c = sqrt 2 g_0``, passes).  The closed form is confirmed
     by projected gradient descent on materialized models with several ``H`` (the margin does not
-    depend on ``H``)."""
+    depend on ``H``).  ``closed_form(radius, T)`` is the smallest loss within ``radius`` under test
+    (part ``flin-closed-form``); ``random_radius`` multiplies the radius of the random comparison
+    points (part ``flin-closed-form-random``: points outside the ball may do better)."""
     Xs, ys = flin_tokens(n, T, d, seed=seed)
     Xt, yt = torch.as_tensor(Xs), torch.as_tensor(ys)
     H_small = [1, 4, pick(64, 1024)]
@@ -148,8 +152,8 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
     g0 = bd.prop7_g0(eps, B_phi, gamma)
     H98 = bd.prop7_heads(eps, T, d, 1.0, B2, B_phi, gamma)
     # H-invariance and the closed form of the smallest reachable loss within g0
-    closed = flin_min_loss_within(g0, T)
-    sph = [_best_on_sphere(Xt, yt, H, g0, seed=seed + H) for H in H_small]
+    closed = closed_form(g0, T)
+    sph = [_best_on_sphere(Xt, yt, H, g0, seed=seed + H, random_radius=random_radius * g0) for H in H_small]
     check_identity([b for b, _ in sph] + [gamma], [closed] * len(sph) + [math.sqrt(2 * T)],
                    "F-lin: the loss along the best direction at distance g0 is l(g0 sqrt T) for every H; "
                    "gamma = sqrt(2T)", atol=1e-12, rtol=1e-9, check="flin-closed-form",
@@ -162,25 +166,30 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
     witness = gi["theta_star"] * g0
     dist_ratio = float(torch.linalg.vector_norm(witness)) / g0
     L_w = float(md.empirical_risk(witness, Xt, yt, H))
+    inst = {"X": Xs, "y": ys, "eps": eps, "g0": g0, "H": H}  # the one F-lin data set of both versions
     return confirm_erratum(
-        bound_outcome([closed], [eps]), bound_outcome([L_w, dist_ratio], [eps, math.sqrt(2)], rtol=1e-12),
+        bound_outcome([closed], [eps], instances=inst),
+        bound_outcome([L_w, dist_ratio], [eps, math.sqrt(2)], rtol=1e-12, instances=inst),
         description=f"Prop. 7 on F-lin (T={T}, d={d}, eps={eps:g}; (98) needs H >= {H98:.3g}): "
                     f"distance needed / g0 = {-math.log(math.expm1(eps)) / math.sqrt(T) / g0:.4f}",
         printed_text="Assumption 2 holds with g0(eps) = (2 B_Phi + log(1/eps))/gamma: some theta with "
                      "L^(theta) <= eps lies within g0(eps) of theta_0",
         corrected_text="g0(eps) = sqrt(2) (2 B_Phi + log(1/eps))/gamma: the witness theta_0 + g0 theta_star "
                        "has ||theta - theta_0|| = sqrt(2) g0 and L^ <= eps",
-        source="Deora et al., TMLR, App. C.3, Proposition 7", severity="E",
+        source="Deora et al., TMLR, App. C.3, Proposition 7", kind="wrong-constant", where="statement",
         params={"eps": eps, "T": T, "d": d, "B2": B2, "B_phi": B_phi, "gamma": gamma, "H98": H98})
 
 
-@claim_check("deora-prop-7", "certified-instance")
-def check_prop7_instance(witness_scale: float = 1.0, *, cfg: dict[str, Any] | None = None) -> CheckRecord:
+@claim_check("deora-prop-7", "certified-instance", parts=("witness-geometry",))
+def check_prop7_instance(witness_scale: float = 1.0, *, distance_factor: float = math.sqrt(2),
+                         cfg: dict[str, Any] | None = None) -> CheckRecord:
     """Proposition 7's conclusion on a certified instance (random heads of norm 1, so the segment
     has curvature; noisy ``F-lin`` data, ``d = 1``): with ``H`` meeting the corrected (98) for the
     measured ``(B_2, B_Phi, gamma)``, the witness ``theta_0 + g_0 theta_star`` has every margin
     ``>= log(1/eps)`` and ``L^ <= eps``; its distance is ``sqrt 2 g_0`` and ``||.||_{2,inf} <= B_2 + sqrt 2 g_0``.
-    ``witness_scale`` multiplies the step ``g_0 theta_star`` (negative control)."""
+    ``witness_scale`` multiplies the step ``g_0 theta_star`` (negative control); ``distance_factor``
+    is the factor of ``g_0`` in the witness geometry (``sqrt 2``; the printed ``1`` is the
+    negative control of the part ``witness-geometry``)."""
     r = prop7_instance(cfg)
     eps, H = r["cfg"]["eps"], r["H"]
     _require_heads = r["need"] <= H
@@ -193,8 +202,8 @@ def check_prop7_instance(witness_scale: float = 1.0, *, cfg: dict[str, Any] | No
         L = float(torch.nn.functional.softplus(-marg).mean())
     b = float(torch.linalg.vector_norm(wit.reshape(H, -1), dim=1).max())
     dist = float(torch.linalg.vector_norm(wit - r["theta0"]))
-    check_bound([dist, b], [math.sqrt(2) * g0 * abs(witness_scale),
-                            r["B2"] + math.sqrt(2) * g0 * abs(witness_scale)],
+    check_bound([dist, b], [distance_factor * g0 * abs(witness_scale),
+                            r["B2"] + distance_factor * g0 * abs(witness_scale)],
                 "witness geometry: distance sqrt(2) g0 and (2,inf)-norm <= B2 + sqrt(2) g0",
                 rtol=1e-9, check="witness-geometry", params=dict(r["cfg"], H=H))
     return check_bound([math.log(1 / eps), L], [float(marg.min()), eps],
@@ -257,13 +266,14 @@ def check_cor2_inherited(printed_heads: Callable[..., np.ndarray] | None = None,
     corrected = 256 * np.sqrt(T * d) * R**3 * B2 * (3 * np.sqrt(d) * R**2 * (4 * math.sqrt(2) * g0 + B2)
                                                      + 1) * 2 * g0**2
     return confirm_erratum(
-        bound_outcome(need, printed), bound_outcome(need, corrected),
+        bound_outcome(need, printed, instances=t), bound_outcome(need, corrected, instances=t),
         description="Corollary 5 with the corrected Proposition 7: the head condition must grow by up "
                     "to 2 sqrt 2 (and the bounds: training term x2, 17 -> 34)",
         printed_text="sqrt(H) >= 256 sqrt(Td) R^3 B2 (3 sqrt(d) R^2 (4 g0 + B2) + 1) g0^2 suffices",
         corrected_text="sqrt(H) >= 256 sqrt(Td) R^3 B2 (3 sqrt(d) R^2 (4 sqrt(2) g0 + B2) + 1) 2 g0^2; "
                        "L^(theta_K) <= 2/K + 5 (2B_Phi + log K)^2/(2 gamma^2 eta K), gap <= 34 (2B_Phi + log K)^2/(gamma^2 eta n)",
-        source="Deora et al., TMLR, Corollary 2 / Corollary 5 (Eq. 101), via Proposition 7", severity="C",
+        source="Deora et al., TMLR, Corollary 2 / Corollary 5 (Eq. 101), via Proposition 7",
+        kind="wrong-constant", where="statement",
         seed=seed)
 
 
@@ -288,16 +298,17 @@ def check_cor2_orders(C: float = 1e3, *, seed: int = 802) -> CheckRecord:
     exact_h = 256 * np.sqrt(T * d) * R**3 * B2 * (3 * np.sqrt(d) * R**2 * (4 * g0 + B2) + 1) * g0**2
     h_print = d * np.sqrt(T) * R**5 * B2**2 * g0**3
     r2 = exact_h / h_print
-    printed = bound_outcome(np.concatenate([r1, 1 / r1, r2]), np.full(3 * len(r1), C))
+    printed = bound_outcome(np.concatenate([r1, 1 / r1, r2]), np.full(3 * len(r1), C), instances=t)
     order = d * T**2 * R**12 * (4 * g0 + B2) ** 2
     big = g0 >= 1
     corrected = bound_outcome(np.concatenate([rho / (112.5 * order), 20.25 * order / rho, r2[big] / 4096]),
-                              np.ones(2 * len(r1) + int(big.sum())))
+                              np.ones(2 * len(r1) + int(big.sum())), instances=t)
     return confirm_erratum(
         printed, corrected,
         description="main-text orders of rho(K) and of the head condition in Corollary 2",
         printed_text="rho(K) ~ d^{3/2} T^{3/2} R^13 g0^4; sqrt(H) >~ d T^{1/2} R^5 B2^2 g0^3 (up to constants)",
         corrected_text="rho(K) = Theta(d T^2 R^12 (4 g0 + B2)^2) (factor in [20.25, 112.5]); the printed "
                        "head order is sufficient up to 4096 only for g0 >= 1",
-        source="Deora et al., TMLR, Corollary 2 (main text) vs Corollary 5", severity="C", seed=seed,
+        source="Deora et al., TMLR, Corollary 2 (main text) vs Corollary 5", kind="false-statement",
+        where="statement", seed=seed,
         params={"C": C})

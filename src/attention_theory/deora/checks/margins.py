@@ -80,19 +80,21 @@ def check_wstar_naming(printed_product: Callable[[torch.Tensor, torch.Tensor], t
                        lambda WK, WQ: WQ @ WK.T) -> CheckRecord:
     """E11: with Section 2's convention ``W = W_Q W_K^T``, the factor printed as ``W_{Q,star}`` must be the
     query factor; the product ``W_{Q,star} W_{K,star}^T`` is ``W_star^T``, not ``W_star``."""
-    pr, co, ref = [], [], []
+    pr, co, ref, inst = [], [], [], []
     for cfg in REGIMES.values():
         tg = wstar(cfg)
+        inst.append([tg["W_K"], tg["W_Q"], tg["W"]])
         pr += printed_product(tg["W_K"], tg["W_Q"]).ravel().tolist()
         co += (tg["W_K"] @ tg["W_Q"].T).ravel().tolist()
         ref += tg["W"].ravel().tolist()
     return confirm_erratum(
-        identity_outcome(pr, ref), identity_outcome(co, ref),
+        identity_outcome(pr, ref, instances=inst), identity_outcome(co, ref, instances=inst),
         description="key/query naming of the factors of W_star under W = W_Q W_K^T",
         printed_text="W_star = W_{K,star} W_{Q,star}^T with W_{K,star} = [mu_+ mu_- nu_1..nu_M] the key factor",
         corrected_text="under W = W_Q W_K^T the matrix printed as W_{K,star} is the query factor "
                        "(a noise query nu_l looks for keys mu_+-)",
-        source="Deora et al., Section 5.2 (and Section 2 for the convention)", severity="T")
+        source="Deora et al., Section 5.2 (and Section 2 for the convention)", kind="typo",
+        where="statement")
 
 
 @claim_check("deora-eq-8", "exact-scores")
@@ -133,10 +135,11 @@ def check_sec52(printed_jacobian: Callable[[int], torch.Tensor] =
                 lambda T: torch.eye(T, dtype=DT) - torch.ones(T, T, dtype=DT) / T, *, seed: int = 14) -> CheckRecord:
     """E4: the ``W``-gradient at ``theta(1)`` written with ``phi'(0) = I - 11^T/T`` (printed) disagrees with
     autograd; with ``R_0 = (I - 11^T/T)/T`` it agrees (relative error ``1e-12``)."""
-    pr, co, ref = [], [], []
+    pr, co, ref, inst = [], [], [], []
     for name, cfg in REGIMES.items():
         s = dm1.sample(cfg, 8, seed=seed)
         v = first_step_rows(cfg, 500, 1, seed)[0]
+        inst.append([s.X, v])
         alpha = -1.0
         U = f64(alpha * np.ones((cfg.T, 1)) * v[None, :])
         for X in s.X:
@@ -148,10 +151,11 @@ def check_sec52(printed_jacobian: Callable[[int], torch.Tensor] =
             ref += g.ravel().tolist()
     tol = 1e-12 * max(abs(x) for x in ref)
     return confirm_erratum(
-        identity_outcome(pr, ref, atol=tol), identity_outcome(co, ref, atol=tol),
+        identity_outcome(pr, ref, atol=tol, instances=inst), identity_outcome(co, ref, atol=tol, instances=inst),
         description="grad_W Phi(X; theta(1)) = alpha sum_t x_t v^T X^T phi'(0) X against autograd",
         printed_text="phi'(0) = I - (1/T) 1 1^T", corrected_text="phi'(0) = R_0 = (1/T) I - (1/T^2) 1 1^T",
-        source="Deora et al., Section 5.2 (App. D uses R_0 correctly)", severity="T", seed=seed)
+        source="Deora et al., Section 5.2, proof sketch of (P3) (App. D uses R_0 correctly)", kind="typo",
+        where="proof", seed=seed)
 
 
 @claim_check("deora-eq-106", "u-part")
@@ -504,19 +508,21 @@ def check_sec51_example(limit: Callable[[int, int], float] = lambda T, M: T / (4
 def check_eq9(printed_scale: Callable[[float, int], float] = lambda S, T: 1 / (S * math.sqrt(T))) -> CheckRecord:
     """E6: Eq. (9) normalizes ``||U_opt|| = ||W_opt|| = 1`` (total ``sqrt(2)``); App. E's (123) uses
     ``1/(S sqrt(T))`` (reading ``1_d`` as ``1_T``), giving ``||U_opt|| = sqrt(2)`` and a total norm ``sqrt(3)``."""
-    pr, co, ref = [], [], []
+    pr, co, ref, inst = [], [], [], []
     for cfg in REGIMES.values():
         tg = wstar(cfg)
+        inst.append([cfg.S, cfg.T, cfg.M, tg["U"], tg["W"]])
         Wopt = tg["W"] / (cfg.S**2 * math.sqrt(2 * (cfg.M + 1)))
         for scale, out in ((printed_scale(cfg.S, cfg.T), pr), (1 / (cfg.S * math.sqrt(2 * cfg.T)), co)):
             out.append(math.hypot(float(torch.linalg.norm(tg["U"] * scale)), float(torch.linalg.norm(Wopt))))
         ref.append(math.sqrt(2))
     return confirm_erratum(
-        identity_outcome(pr, ref), identity_outcome(co, ref),
+        identity_outcome(pr, ref, instances=inst), identity_outcome(co, ref, instances=inst),
         description="||theta_opt||_F = sqrt(2) for the optimal single head",
         printed_text="(123): U_opt = 1/(S sqrt(T)) 1_d (mu_+ - mu_-)^T", corrected_text=
         "U_opt = 1/(S sqrt(2T)) 1_T (mu_+ - mu_-)^T as in Eq. (9)",
-        source="Deora et al., TMLR version (seed 001), App. E, Eq. (123)", severity="T")
+        source="Deora et al., TMLR version (seed 001), App. E, Eq. (123) (restatement opening the proof of "
+               "Prop. 3; Eq. (9) in Sec. 5.3 is right)", kind="typo", where="proof")
 
 
 def _tight_leak(T: int, L: int, eps: float, factor: float) -> tuple[float, float]:
@@ -569,11 +575,14 @@ def check_lemma18_sign(printed_requires_positive_A: bool = False) -> CheckRecord
     pr = pos_r + ([] if printed_requires_positive_A else neg_r)
     return confirm_erratum(
         bound_outcome(pl, pr), bound_outcome(pos_l, pos_r),
+        different_instances_reason="the corrected lemma adds the hypothesis A > 0 (so Gamma >= 0), which the "
+                                   "counterexamples violate: it is evaluated on the instances that satisfy it",
         description=f"softmax saturation without / with the sign condition A > 0 (counterexample leaks "
                     f"{np.round(neg_l, 3).tolist()} vs eps {neg_r})",
         printed_text="r_1 >= .. >= r_L >= A, max_{i>L} r_i <= B, A > 2B, Gamma >= (2/A) log((T/L-1)/eps) => leak <= eps",
         corrected_text="the same with A > 0 and Gamma >= max(0, (2/A) log((T/L-1)/eps))",
-        source="Deora et al., TMLR version (seed 001), App. E, Lemma 18", severity="C")
+        source="Deora et al., TMLR version (seed 001), App. E, Lemma 18", kind="missing-hypothesis",
+        where="statement")
 
 
 def _prop3_data(gamma_factor: float, transpose: bool, seed: int, small: bool = False) -> dict[str, list[tuple[float, ...]]]:
@@ -683,21 +692,23 @@ def check_eq129(transpose: bool = False, *, names: tuple[str, ...] = ("A", "B", 
 def check_eq129_chain(printed_multiple: float = 2.0) -> CheckRecord:
     """E7: for ``Z_mu = Z_nu <= S^2/8`` the text claims ``(1.25/4) S^4 >= 2B``; only ``(1.25/4) S^4 >= B`` holds,
     and the conclusion ``A >= (3/4) S^4 > 2B`` survives.  Grid over ``S`` and ``Z in (0, S^2/8]``."""
-    lp, rp, lc, rc = [], [], [], []
+    lp, rp, lc, rc, grid = [], [], [], [], []
     for S in np.linspace(0.3, 5, 15):
         for frac in np.linspace(0.05, 1.0, 20):
             Z = frac * S**2 / 8
+            grid.append([S, Z])
             A, B = bm.score_gap(S, Z, Z)
             lp.append(printed_multiple * B)
             rp.append(1.25 / 4 * S**4)
             lc += [B, 2 * B, 0.75 * S**4]
             rc += [1.25 / 4 * S**4, 0.75 * S**4 * (1 - 1e-12), A]
     return confirm_erratum(
-        bound_outcome(lp, rp), bound_outcome(lc, rc),
+        bound_outcome(lp, rp, instances=grid), bound_outcome(lc, rc, instances=grid),
         description="constants in the proof of Prop. 3 (App. E.1)",
         printed_text="Z_mu = Z_nu <= S^2/8 => A >= (3/4) S^4 > (1.25/4) S^4 >= 2B",
         corrected_text="(1.25/4) S^4 >= B, hence 2B <= (2.5/4) S^4 < (3/4) S^4 <= A",
-        source="Deora et al., TMLR version (seed 001), App. E.1", severity="T")
+        source="Deora et al., TMLR version (seed 001), App. E.1, proof of Prop. 3", kind="proof-step",
+        where="proof")
 
 
 @claim_check("deora-sec-5-3-margins", "ordering")
@@ -722,13 +733,17 @@ def check_ordering(s_grid: Any = None) -> CheckRecord:
         gaps = [bm.gamma_attn(T, 2.0, 0.0) - bm.gamma_lin(T, z, 2.0, 0.0) for z in np.linspace(0.05, 0.95, 19)]
         lc += gaps[1:]
         rc += gaps[:-1]
+        lp += gaps[1:]   # the printed "gap increases with decreasing sparsity", on the same zeta grid
+        rp += gaps[:-1]
+    inst = {"rows": rows, "zeta": np.linspace(0.05, 0.95, 19), "T_M": [(10, 2), (8, 3)]}
     return confirm_erratum(
-        bound_outcome(lp, rp), bound_outcome(lc, rc),
+        bound_outcome(lp, rp, instances=inst), bound_outcome(lc, rc, instances=inst),
         description="ordering gamma_attn >= gamma_star >= gamma_lin over S in [0.25, 5] (P = 0, no noise)",
         printed_text="gamma_attn >= gamma_star >= gamma_lin, and the gap increases with decreasing sparsity",
         corrected_text="gamma_star >= gamma_lin; gamma_attn >= gamma_star iff S <= (4 sqrt(M+1)/(sqrt(T) zeta^2))^{1/3}; "
                        "gamma_attn - gamma_lin = (1-zeta) S sqrt(T/2) grows as zeta decreases",
-        source="Deora et al., Section 5.3 (after Prop. 3) and Section 7", severity="C")
+        source="Deora et al., Section 5.3 (after Prop. 3) and Section 7", kind="false-statement",
+        where="statement")
 
 
 @claim_check("deora-eq-12", "dominance")
@@ -780,15 +795,17 @@ def check_sec53_exponent(printed_exponent: float = 0.25) -> CheckRecord:
 
     L = math.log(math.log(1000))
     mp, mc = [], []
-    for p in np.linspace(0.05, 4, 40):
+    ps = np.linspace(0.05, 4, 40)
+    for p in ps:
         for e, out in ((printed_exponent, mp), (0.75, mc)):
             # premise: h/2 >= 5L - 2k + (2p - 1) h  <=>  (2p - 3/2) h - 2k <= -5L
             res = linprog([-(p - e), 1.0], A_ub=[[2 * p - 1.5, -2.0]], b_ub=[-5 * L],
                           bounds=[(0, 10), (None, None)], method="highs")
             out.append(-res.fun + 2.5 * L)
     return confirm_erratum(
-        bound_outcome(mp, 0.0, atol=1e-9), bound_outcome(mc, 0.0, atol=1e-9),
+        bound_outcome(mp, 0.0, atol=1e-9, instances=ps), bound_outcome(mc, 0.0, atol=1e-9, instances=ps),
         description="exponent in the Section 5.3 chain (log variables, LP over h in [0, 10], n = 1000)",
         printed_text="H^{1/2} >~ log^5(n) C^{-2} H^{2p-1} => H^{p-1/4} <~ C / log^{5/2}(n)",
         corrected_text="=> H^{p-3/4} <~ C / log^{5/2}(n) (the contradiction survives since p - 2 < p - 3/4)",
-        source="Deora et al., Section 5.3", severity="T")
+        source="Deora et al., Section 5.3, the argument that the Prop. 3 target violates (12)",
+        kind="proof-step", where="proof")

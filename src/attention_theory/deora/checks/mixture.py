@@ -187,12 +187,14 @@ def check_loss_slope(printed_slope: float = 0.5) -> CheckRecord:
     s = torch.zeros((), dtype=DT, requires_grad=True)
     (g,) = torch.autograd.grad(torch.nn.functional.softplus(-s), s)
     return confirm_erratum(
-        identity_outcome([float(g)], [printed_slope]), identity_outcome([float(g)], [-0.5]),
+        identity_outcome([float(g)], [printed_slope], instances=[0.0]),
+        identity_outcome([float(g)], [-0.5], instances=[0.0]),
         description="derivative of the logistic loss at 0 (proof of Lemma 16)",
         printed_text="l'(0) = 1/2 (and 'the tau-th column of U_h(1)', '1/n')",
         corrected_text="l'(0) = -1/2 (the sign slips cancel: the final form (120) is right; "
                        "rows, not columns; 1/n_1)",
-        source="Deora et al., TMLR version (seed 001), App. D.3, proof of Lemma 16", severity="T")
+        source="Deora et al., TMLR version (seed 001), App. D.3, proof of Lemma 16", kind="typo",
+        where="proof")
 
 
 @claim_check("deora-eq-120", "decomposition")
@@ -274,8 +276,10 @@ def check_lemma17(printed_center: float = 1.0, *, delta: float = 0.05, n1s: Any 
     C1p = q["p1_printed"] / (S * rate)
     C1c = q["p1_corrected"] / (S * rate)
     C2 = q["p2"] / ((S + cfg.Z) * rate)
-    printed = bound_outcome([C1p[-1]], [2 * C1p[0]])
-    corrected = bound_outcome([C1c[-1], C2[-1]], [2 * C1c[0], 2 * C2[0]])
+    # both versions are evaluated on the same seeded label draws (regime A, n1s, reps)
+    inst = {"regime": "A", "n1": n1s, "reps": reps, "delta": delta, "seed": seed}
+    printed = bound_outcome([C1p[-1]], [2 * C1p[0]], instances=inst)
+    corrected = bound_outcome([C1c[-1], C2[-1]], [2 * C1c[0], 2 * C2[0]], instances=inst)
     return confirm_erratum(
         printed, corrected,
         description="concentration of p_1 (Lemma 17): implied constant C(n1) over n1 = "
@@ -285,7 +289,8 @@ def check_lemma17(printed_center: float = 1.0, *, delta: float = 0.05, n1s: Any 
                      "is C S / sqrt(n1)-subgaussian",
         corrected_text="E[y mu_y] = u_star / 2: center p_1 at zeta alpha/4 u_star, i.e. "
                        "p_1' = zeta alpha/2 ((1/n1) sum y_i mu_{y_i} - u_star/2); then (121) holds",
-        source="Deora et al., TMLR version (seed 001), App. D.3, Lemma 17 and its proof", severity="E",
+        source="Deora et al., TMLR version (seed 001), App. D.3, Lemma 17 and its proof",
+        kind="wrong-constant", where="statement",
         seed=seed, params={"delta": delta, "n1": n1s, "reps": reps})
 
 
@@ -328,15 +333,17 @@ def check_lemma2(printed_center: float = 0.5, corrected_center: float = 0.25, *,
     Cp, mp = _implied_C(cfg, printed_center, n1s, reps, delta, seed)
     Cc, mc = _implied_C(cfg, corrected_center, n1s, reps, delta, seed)
     limit = cfg.zeta * math.sqrt(2) * cfg.S / 4
+    # both centers are measured on the same seeded first steps (regime A, n1s, reps)
+    inst = {"regime": "A", "n1": n1s, "reps": reps, "delta": delta, "seed": seed}
     return confirm_erratum(
-        bound_outcome([Cp[-1]], [2 * Cp[0]]), bound_outcome([Cc[-1]], [2 * Cc[0]]),
+        bound_outcome([Cp[-1]], [2 * Cp[0]], instances=inst), bound_outcome([Cc[-1]], [2 * Cc[0]], instances=inst),
         description=f"Lemma 2 on autograd first steps (regime A, {reps} draws per n1 = {n1s}): mean ||p|| "
                     f"with the printed center = {np.round(mp, 4).tolist()} -> zeta sqrt(2) S/4 = {limit:.4f}; "
                     f"with the corrected center {np.round(mc, 5).tolist()}",
         printed_text="U_h(1) = alpha_h 1_T (zeta/2 u_star + p)^T with ||p|| <= C (2S+Z)(sqrt(d/n1) + sqrt(log(1/delta)/n1))",
         corrected_text="U_h(1) = alpha_h 1_T (zeta/4 u_star + p')^T with ||p'|| <= C (2S+Z)(sqrt(d/n1) + sqrt(log(1/delta)/n1))",
         source="Deora et al., Section 5.1, Lemma 2 and Eq. (6); also Eq. (102) and the gloss before Lemma 2",
-        severity="E", seed=seed, params={"n1": n1s, "reps": reps, "delta": delta})
+        kind="wrong-constant", where="statement", seed=seed, params={"n1": n1s, "reps": reps, "delta": delta})
 
 
 @claim_check("deora-eq-6", "implied-constant-corrected")
@@ -393,12 +400,14 @@ def check_fact2(printed_log: Callable[[float], float] = lambda d: math.log(1 / d
             lp.append(_two_sided_violation(H, 2 * math.sqrt(printed_log(d) / (2 * H))))
             lc.append(_two_sided_violation(H, 2 * math.sqrt(math.log(2 / d) / (2 * H))))
             rhs.append(d)
+    inst = {"H": list(Hs), "delta": deltas}
     return confirm_erratum(
-        bound_outcome(lp, rhs), bound_outcome(lc, rhs),
+        bound_outcome(lp, rhs, instances=inst), bound_outcome(lc, rhs, instances=inst),
         description="Fact 2 for Rademacher X_h = +-B: P(violation) <= delta, exact, H <= 40",
         printed_text="with probability >= 1 - delta, |H^-1 sum X_h - mu| <= 2B sqrt(log(1/delta)/(2H))",
         corrected_text="two-sided: 2B sqrt(log(2/delta)/(2H)) (the one-sided version keeps log(1/delta))",
-        source="Deora et al., TMLR version (seed 001), App. D.1, Fact 2", severity="C")
+        source="Deora et al., TMLR version (seed 001), App. D.1, Fact 2", kind="wrong-constant",
+        where="statement")
 
 
 def _violation_A(H: int, thr: float) -> float:
@@ -423,12 +432,14 @@ def check_eq103(printed_alpha_power: int = 2, *, seed: int = 11) -> CheckRecord:
     printed = base * np.sum(alphas ** printed_alpha_power)
     corrected = base * np.sum(alphas)
     tol = 1e-12 * np.abs(out).max()
+    inst = {"train_X": X, "train_y": y, "alphas": alphas, "test_X": s.X}
     return confirm_erratum(
-        identity_outcome(printed, out, atol=tol), identity_outcome(corrected, out, atol=tol),
+        identity_outcome(printed, out, atol=tol, instances=inst), identity_outcome(corrected, out, atol=tol, instances=inst),
         description="model output at the first-phase iterate (Eq. 103), H = 5 heads with mixed signs",
         printed_text="Phi~(X; theta~(1)) = H^{-1/2} sum_h (alpha_h/T) <U_h(1), 1 1^T X> with U_h(1) = alpha_h(...)",
         corrected_text="Phi~(X; theta~(1)) = H^{-1/2} sum_h (1/T) <U_h(1), 1 1^T X> = H^{-1/2} sum_h alpha_h v^T sum_t x_t",
-        source="Deora et al., TMLR version (seed 001), App. D.2.2, Eq. (103)", severity="T", seed=seed)
+        source="Deora et al., TMLR version (seed 001), App. D.2.2, Eq. (103) in the proof of Lemma 12",
+        kind="typo", where="proof", seed=seed)
 
 
 @claim_check("deora-lemma-12", "exact-binomial")
@@ -446,13 +457,15 @@ def check_lemma12(printed_log: Callable[[float], float] = lambda d: math.log(1 /
             lp.append(_violation_A(H, scale * math.sqrt(2 * printed_log(d)) / cmax))
             lc.append(_violation_A(H, scale * math.sqrt(2 * math.log(2 / d)) / cmax))
             rhs.append(d)
+    inst = {"H": list(Hs), "delta": deltas, "c": st["c"]}
     return confirm_erratum(
-        bound_outcome(lp, rhs), bound_outcome(lc, rhs),
+        bound_outcome(lp, rhs, instances=inst), bound_outcome(lc, rhs, instances=inst),
         description=f"Lemma 12 on the worst test sample of the dense regime (|c|/(TR(S+P)) = "
                     f"{cmax / (cfg.T * cfg.R * (cfg.S + P)):.3f}), exact over alpha, H <= 64",
         printed_text="|Phi~(X; theta~(1))| <= T R (S+P) sqrt(2 log(1/delta)) with probability >= 1 - delta",
         corrected_text="|Phi~(X; theta~(1))| <= T R (S+P) sqrt(2 log(2/delta)) with probability >= 1 - delta",
-        source="Deora et al., TMLR version (seed 001), App. D.2.2, Lemma 12", severity="C",
+        source="Deora et al., TMLR version (seed 001), App. D.2.2, Lemma 12", kind="wrong-constant",
+        where="statement",
         params={"P": P})
 
 

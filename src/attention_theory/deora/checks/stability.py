@@ -64,9 +64,9 @@ def _default_factor(eta: float, b3: Any, b2: Any, L: Any, H: int) -> Any:
     return expansion_factor(eta, b3, b2, L, H)
 
 
-@claim_check("deora-eq-19", "expansiveness")
-def check_eq19(factor: Callable[..., Any] = _default_factor, *, seed: int = 190,
-               grid: int = 6, reps: int | None = None) -> CheckRecord:
+@claim_check("deora-eq-19", "expansiveness", parts=("expansiveness-mechanism",))
+def check_eq19(factor: Callable[..., Any] = _default_factor, *, mechanism_scale: float = 1.0,
+               seed: int = 190, grid: int = 6, reps: int | None = None) -> CheckRecord:
     """``||G(theta) - G(theta')|| <= max_alpha {(1 + eta beta3 L^/sqrt(H)) v eta beta2}(theta_alpha) ||theta - theta'||``.
 
     ``F-rand`` data (``T = 3``, ``d = 2``, ``R = 1``, ``n = 6``), ``H in {1, 4}``; pairs
@@ -74,7 +74,9 @@ def check_eq19(factor: Callable[..., Any] = _default_factor, *, seed: int = 190,
     Hessian eigenvalue (the adversarial direction: GD expands most there), ``delta`` from
     ``1e-3`` to ``1``, ``eta in {1e-3, 0.1, 1}``.  Also asserts the mechanism
     ``max_alpha ||I - eta Hess(theta_alpha)|| ||theta - theta'||`` (exact Hessians).  ``factor(eta,
-    beta3, beta2, L, H)`` is the expansion factor under test.
+    beta3, beta2, L, H)`` is the expansion factor under test; ``mechanism_scale`` multiplies the
+    mechanism's right side (part ``expansiveness-mechanism``; it is attained along the
+    negative-curvature direction, so a factor below 1 fails).
     """
     rng = np.random.default_rng(seed)
     T, d, R, n = 3, 2, 1.0, 6
@@ -109,7 +111,7 @@ def check_eq19(factor: Callable[..., Any] = _default_factor, *, seed: int = 190,
                                 for Hq in hess)
                         lhs.append(diff)
                         rhs.append(f * delta)
-                        mech.append(m * delta)
+                        mech.append(mechanism_scale * m * delta)
                         kinds.append(kind)
     # the mechanism is an intermediate inequality; a grid maximum may miss the true maximum
     # by O(grid^-2) on long segments, hence the small relative tolerance
@@ -188,12 +190,15 @@ def check_eq21_parentheses(printed: Callable[..., torch.Tensor] = _printed_21, *
     cfg = dict(practical_config() if cfg is None else cfg)
     lp, rp, _ = _eq21_sides(cfg, printed)
     lc, rc, _ = _eq21_sides(cfg, _corrected_21)
+    inst = {"cfg": cfg, "distances": lc.numpy()}   # the same GD/LOO runs for both versions
     return confirm_erratum(
-        bound_outcome(lp.numpy(), rp.numpy()), bound_outcome(lc.numpy(), rc.numpy()),
+        bound_outcome(lp.numpy(), rp.numpy(), instances={"cfg": cfg, "distances": lp.numpy()}),
+        bound_outcome(lc.numpy(), rc.numpy(), instances=inst),
         description="misplaced parentheses in the LOO recursion (21)/(86)",
         printed_text="||D_{k+1}|| <= ((1 + eta b3~/sqrt(H)) max_a L^{-i}(theta_ka)) ||D_k|| + eta b1 l_i/n",
         corrected_text="||D_{k+1}|| <= (1 + eta b3~ max_a L^{-i}(theta_ka)/sqrt(H)) ||D_k|| + eta b1 l_i/n",
-        source="Deora et al., TMLR, Eq. (21) (main text) and Eq. (86)-(88) (App. C)", severity="T",
+        source="Deora et al., TMLR, Eq. (21) (proof sketch, Sec. 6.2) and Eq. (86)-(88) (proof of Lemma 11, App. C)",
+        kind="typo", where="proof",
         params=cfg)
 
 
@@ -269,15 +274,17 @@ def check_lemma11_errata(printed_89: Callable[..., torch.Tensor] | None = None, 
     extra_term = eta * tb["beta1"] * sd.loss_i / n
     lhs = sd.dist[1:][cond].numpy()
     gap87 = float((sd.b_end[:, None, :] - sd.seg_b).max())
+    inst = {"cfg": cfg, "distances": lhs}   # the same GD/LOO steps for both versions
     return confirm_erratum(
-        bound_outcome(lhs, (fac_p * sd.dist[:-1] + extra_term)[cond].numpy()),
-        bound_outcome(lhs, (fac_c * sd.dist[:-1] + extra_term)[cond].numpy()),
+        bound_outcome(lhs, (fac_p * sd.dist[:-1] + extra_term)[cond].numpy(), instances=inst),
+        bound_outcome(lhs, (fac_c * sd.dist[:-1] + extra_term)[cond].numpy(), instances=inst),
         description="proof of Lemma 11: parentheses of (89) (and '=' for '<=' in (87), gap "
                     f"{gap87:.3g} between endpoint maximum and segment norm)",
         printed_text="(89): ||D_{k+1}|| <= ((1 + 4 eta b3~/(3 sqrt H)) (L^{-i}(theta_k) + L^{-i}(theta_k^{-i}))) ||D_k|| + ...",
         corrected_text="(22): ||D_{k+1}|| <= (1 + 4 eta b3~ (L^{-i}(theta_k) + L^{-i}(theta_k^{-i}))/(3 sqrt H)) ||D_k|| + ...;"
                        " (87) with '<=' (convexity of ||.||_{2,inf})",
-        source="Deora et al., TMLR, App. C, Eqs. (87) and (89)", severity="T", params=cfg)
+        source="Deora et al., TMLR, App. C, proof of Lemma 11, Eqs. (87) and (89)", kind="typo",
+        where="proof", params=cfg)
 
 
 @claim_check("deora-lemma-3", "monte-carlo")
@@ -306,17 +313,19 @@ def check_lemma3(G_scale: float = 1.0, *, cfg: dict[str, Any] | None = None,
                               "mean_gap": mc["gap"].mean(0).tolist()})
 
 
-@claim_check("deora-lemma-11", "certified")
-def check_lemma11_certified(scale: float = 1.0, *, cfg: dict[str, Any] | None = None) -> CheckRecord:
+@claim_check("deora-lemma-11", "certified", parts=("certified-iterates",))
+def check_lemma11_certified(scale: float = 1.0, *, iterate_radius: float = 3.0,
+                            cfg: dict[str, Any] | None = None) -> CheckRecord:
     """Lemma 11's final form on configuration B (every hypothesis certified: head condition (84),
     Theorem 1's step size on every training set), per training set:
     ``(1/n) sum_i ||theta_K - theta_K^{not i}|| <= (2 eta beta~1 / n)(2 K L^(theta) + 9 D^2/(4 eta))``.
     Also asserts the bounded-iterates facts the proof uses (``||theta_k - theta|| <= 3D``,
-    ``||theta_k||_{2,inf} <= 3D + B`` for every run).  ``scale`` multiplies the right side."""
+    ``||theta_k||_{2,inf} <= 3D + B`` for every run; part ``certified-iterates``, with ``3`` given
+    by ``iterate_radius``).  ``scale`` multiplies the right side."""
     r = certified_runs(cfg)
     D, B = r["cfg"]["D"], r["B"]
     check_bound([x["dist_target"] for x in r["rows"]] + [x["b_all"] for x in r["rows"]],
-                [3 * D] * len(r["rows"]) + [3 * D + B] * len(r["rows"]),
+                [iterate_radius * D] * len(r["rows"]) + [iterate_radius * D + B] * len(r["rows"]),
                 "bounded iterates used by the proof (Theorem 1 / Lemma 10)",
                 check="certified-iterates", params=r["cfg"])
     return check_bound([x["stab"] for x in r["rows"]], [scale * x["lemma11"] for x in r["rows"]],
@@ -346,12 +355,14 @@ def check_thm2_certified(scale: float = 1.0, *, cfg: dict[str, Any] | None = Non
                               "mean_gap": float(gap.mean()), "bound": float(rhs)})
 
 
-@claim_check("deora-thm-2", "rho-dominates")
-def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *, seed: int = 200) -> CheckRecord:
+@claim_check("deora-thm-2", "rho-dominates", parts=("rho-calculator",))
+def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *,
+                   scalar_rho: Callable[..., float] = bd.rho, seed: int = 200) -> CheckRecord:
     """The proof's step ``eta <= 1/rho(theta) <= 1/beta~1(theta)^2`` and the step-size hypothesis of
     Lemma 11 ``eta <= 1/beta~2(theta)``: ``rho >= beta~1^2`` and ``rho >= beta~2`` on a random
     log-uniform grid (``T, d in [1, 1e3]``, ``R in [1, 10]``, ``D, B in [1e-3, 1e3]``, ``H in [1, 1e12]``);
-    the scalar calculator ``bounds.deora.rho`` is compared with the vectorized formula."""
+    the scalar calculator ``scalar_rho`` (``bounds.deora.rho``) is compared with the vectorized
+    formula (part ``rho-calculator``)."""
     rng = np.random.default_rng(seed)
     m = pick(50000, 500000)
     T, d = np.floor(10 ** rng.uniform(0, 3, m)), np.floor(10 ** rng.uniform(0, 3, m))
@@ -363,7 +374,7 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *, seed: int = 200)
     b3 = 2 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * b + 1)
     b2 = b3 / np.sqrt(H) + b1**2 / 4
     r = rho(D, B, T, d, R, H)
-    scalar = [bd.rho(float(D[j]), float(B[j]), int(T[j]), int(d[j]), float(R[j]), int(H[j]))
+    scalar = [scalar_rho(float(D[j]), float(B[j]), int(T[j]), int(d[j]), float(R[j]), int(H[j]))
               for j in range(50)]
     check_identity(scalar, rho_vec(D, B, T, d, R, H)[:50], "scalar and vectorized rho agree",
                    rtol=1e-12, seed=seed, check="rho-calculator")

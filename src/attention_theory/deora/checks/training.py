@@ -103,11 +103,15 @@ def _tau(run: dict, theta: torch.Tensor, th_k: torch.Tensor) -> float:
     return b3 / math.sqrt(H) * mL
 
 
-@claim_check("deora-lemma-8", "regret-along-gd")
-def check_lemma8(distance_term: float = 1.0, *, seed: int = 200) -> CheckRecord:
+@claim_check("deora-lemma-8", "regret-along-gd", parts=("per-step-70",))
+def check_lemma8(distance_term: float = 1.0, *, step_curvature: float = 1.0, step_target_loss: float = 1.0,
+                 seed: int = 200) -> CheckRecord:
     """Lemma 8: per step (70) and averaged (69), along certified GD runs, for targets
     ``theta`` = a long-run iterate, random points at distance 0.1-2 from ``theta_0`` and a
-    designed target.  ``distance_term`` multiplies ``||theta - theta_0||^2 / (2 eta K)``."""
+    designed target.  ``distance_term`` multiplies ``||theta - theta_0||^2 / (2 eta K)``;
+    ``step_curvature`` multiplies the curvature term ``tau_k ||theta_k - theta||^2 / 2`` of the
+    per-step inequality (70) (part ``per-step-70``; 0 is the convex version, which still holds on
+    these runs), ``step_target_loss`` its ``L(theta)`` term (0 drops it)."""
     lhs, rhs, l70, r70 = [], [], [], []
     for run in cached_runs(seed):
         tr, eta, loss = run["tr"], run["eta"], run["loss"]
@@ -118,7 +122,8 @@ def check_lemma8(distance_term: float = 1.0, *, seed: int = 200) -> CheckRecord:
             dist2 = ((its - theta) ** 2).sum(1).numpy()
             taus = np.array([_tau(run, theta, its[k]) for k in range(K)])
             l70 += Ls[1:].tolist()
-            r70 += (Lt + (dist2[:-1] - dist2[1:]) / (2 * eta) + 0.5 * taus * dist2[:-1]).tolist()
+            r70 += (step_target_loss * Lt + (dist2[:-1] - dist2[1:]) / (2 * eta)
+                    + step_curvature * 0.5 * taus * dist2[:-1]).tolist()
             for Kp in sorted({1, 2, 5, K}):
                 lhs.append(float(Ls[1:Kp + 1].mean()))
                 rhs.append(Lt + distance_term * dist2[0] / (2 * eta * Kp)
@@ -213,22 +218,24 @@ def _certified_runs(seed: int) -> list[dict]:
     return _CERT_CACHE[key]
 
 
-@claim_check("deora-lemma-10", "iterates-norm")
-def check_lemma10(constant: float = 3.0, *, seed: int = 210) -> CheckRecord:
+@claim_check("deora-lemma-10", "iterates-norm", parts=("sharper-constant",))
+def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13 / 3),
+                  seed: int = 210) -> CheckRecord:
     """Lemma 10: ``||theta_k - theta|| <= constant ||theta - theta_0||`` for all ``k <= K``.
 
     (a) Certified: ``H`` from (74) exactly and ``eta, K`` from (73) (``T = d = 2``, ``D in
     {0.15, 0.2}``, a downhill and an uphill target: GD moves away from the latter).
     (b) Trajectory-certified on the runs of Lemma 8 with the condition the induction uses,
     ``sqrt(H) >= 2 max_alpha beta3(theta_{j alpha}) ||theta - theta_j||^2`` on every step, plus (73).
-    The book's sharper constant ``sqrt(13/3)`` is asserted too.
+    The book's sharper constant ``sqrt(13/3)`` is asserted too (part ``sharper-constant``, value
+    ``sharp_constant``).
     """
     lhs, rhs, sharp_l, sharp_r, rows = [], [], [], [], {}
     for inst in _certified_runs(seed):
         its = inst["tr"].iterates
         dist = torch.linalg.norm(its - inst["theta"], dim=1).numpy()
         lhs += dist.tolist(); rhs += [constant * inst["D"]] * len(dist)
-        sharp_l += dist.tolist(); sharp_r += [math.sqrt(13 / 3) * inst["D"]] * len(dist)
+        sharp_l += dist.tolist(); sharp_r += [sharp_constant * inst["D"]] * len(dist)
         rows[inst["name"]] = float(dist.max() / inst["D"])
     for run in cached_runs(200):
         tr, eta = run["tr"], run["eta"]
@@ -251,7 +258,7 @@ def check_lemma10(constant: float = 3.0, *, seed: int = 210) -> CheckRecord:
             if not ok:
                 continue
             lhs += dist.tolist(); rhs += [constant * D] * len(dist)
-            sharp_l += dist.tolist(); sharp_r += [math.sqrt(13 / 3) * D] * len(dist)
+            sharp_l += dist.tolist(); sharp_r += [sharp_constant * D] * len(dist)
             rows[f"{run['name']} / {name} (trajectory-certified, K={Kp})"] = float(dist.max() / D)
     check_bound(sharp_l, sharp_r, "iterates-norm bound with the sharper constant sqrt(13/3)", seed=seed,
                 check="sharper-constant")
@@ -304,15 +311,18 @@ def _flin_instance(m_target: float, T: int, d: int, m0: float = 0.0) -> dict:
     return dict(D=D, B=B, H=H, K=K, eta=cert["eta"], Lt=Lt, L0=L0, cert=cert, m0=m0, m_target=m_target)
 
 
-@claim_check("deora-thm-1", "certified-f-lin")
-def check_thm1_flin(regret_coef: float = 1.25, *, seed: int = 211) -> CheckRecord:
+@claim_check("deora-thm-1", "certified-f-lin", parts=("h-reduction",))
+def check_thm1_flin(regret_coef: float = 1.25, *,
+                    reduction: Callable[[float, float, int, int], np.ndarray] = flin_margins,
+                    seed: int = 211) -> CheckRecord:
     """Theorem 3, certified and non-vacuous, on ``F-lin`` through the exact ``H``-reduction
     (:func:`flin_margins`): the head condition needs ``H`` of order ``10^5``-``10^6``, which
     only enters through ``rho`` and the certificate; the GD trajectory is ``H``-free.  The
     reduction is first validated against the materialized model (``H in {1, 3}``, 30 steps,
     ``1e-12``).  The conclusions are asserted for the horizons ``K' in {1, 10, 100, 1000, K}``
     (the same ``eta`` is admissible for each); non-vacuity is required at ``K``.
-    ``regret_coef`` multiplies ``D^2/(eta K)`` (paper: 5/4)."""
+    ``regret_coef`` multiplies ``D^2/(eta K)`` (paper: 5/4); ``reduction(m0, eta, K, T)`` is the
+    margin recursion under test (part ``h-reduction``)."""
     T, d = 4, 2
     # validation of the reduction on the materialized model
     comp, ref = [], []
@@ -323,7 +333,7 @@ def check_thm1_flin(regret_coef: float = 1.25, *, seed: int = 211) -> CheckRecor
         m0 = -0.7
         th0 = v * (m0 / T)
         tr = run_first_order(loss, th0, steps=30, lr=0.3, keep_iterates=True)
-        m = flin_margins(m0, 0.3, 30, T)
+        m = reduction(m0, 0.3, 30, T)
         comp += tr.losses.tolist() + torch.linalg.norm(tr.iterates - th0, dim=1).tolist()
         ref += _softplus(-m).tolist() + (np.abs(m - m0) / math.sqrt(T)).tolist()
     check_identity(comp, ref, "F-lin GD equals the one-dimensional margin recursion", atol=1e-12,
@@ -401,14 +411,17 @@ def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order,
     exact = [bd.rho(D, B, T, d, R, H) for D, B, T, d, R, H in grid]
     pr = [constant * printed(D, B, T, d, R) for D, B, T, d, R, H in grid]
     co = [_rho_corrected_order(D, B, T, d, R, H) for D, B, T, d, R, H in grid]
+    # an O(.) statement is refuted by a sequence whose ratio grows without bound: D -> 0
+    seq = [bd.rho(D, 1.0, 4, 2, 1.0, 10**6) / printed(D, 1.0, 4, 2, 1.0) for D in 10.0 ** -np.arange(0, 7)]
     return confirm_erratum(
-        bound_outcome(exact, pr), bound_outcome(exact, co),
+        bound_outcome(exact, pr, instances=grid), bound_outcome(exact, co, instances=grid),
         description="main-text order of rho(theta) does not bound the exact rho",
         printed_text="rho(theta) <~ d^{3/2} T^{3/2} R^{13} ||theta||_{2,inf}^2 ||theta - theta_0||^2 "
                      "(checked with absolute constant 1e3)",
         corrected_text="rho(theta) <= (81/4)(1 + 8 sqrt(d) R/sqrt(T H)) d T^2 R^12 (3D + B + 1)^2",
         source="Deora et al., TMLR version (seed 001), Theorem 1 (main text, below Eq. (3))",
-        severity="C", seed=seed)
+        kind="false-statement", where="statement", seed=seed,
+        params={"constant": constant, "ratio_exact_over_printed_order_D=1..1e-6 (B=1,T=4,d=2,R=1,H=1e6)": seq})
 
 
 def _heads_exact_sqrt(D, B, T, d, R):
@@ -425,13 +438,17 @@ def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_ord
     exact = [_heads_exact_sqrt(D, B, T, d, R) for D, B, T, d, R, _ in grid]
     pr = [constant * printed(D, B, T, d, R) for D, B, T, d, R, _ in grid]
     co = [324 * d * math.sqrt(T) * R**5 * (D + B + 1) * D**2 for D, B, T, d, R, _ in grid]
+    # the exact/printed ratio 36 (9/B + 3/D + 1/(sqrt(d) R^2 B D)) grows without bound as B -> 0
+    seq = [_heads_exact_sqrt(1.0, B, 4, 2, 1.0) / printed(1.0, B, 4, 2, 1.0) for B in 10.0 ** -np.arange(0, 7)]
     return confirm_erratum(
-        bound_outcome(exact, pr), bound_outcome(exact, co),
+        bound_outcome(exact, pr, instances=grid), bound_outcome(exact, co, instances=grid),
         description="main-text head condition (3) is not sufficient when B or D is small",
         printed_text="sqrt(H) >~ d T^{1/2} R^5 ||theta||_{2,inf} ||theta - theta_0||^3 "
                      "(checked with absolute constant 1e3)",
         corrected_text="sqrt(H) >= 324 d T^{1/2} R^5 (D + B + 1) D^2, which implies Theorem 3's condition",
-        source="Deora et al., TMLR version (seed 001), Theorem 1, Eq. (3)", severity="C", seed=seed)
+        source="Deora et al., TMLR version (seed 001), Theorem 1, Eq. (3)", kind="false-statement",
+        where="statement", seed=seed,
+        params={"constant": constant, "ratio_exact_over_printed_order_B=1..1e-6 (D=1,T=4,d=2,R=1)": seq})
 
 
 @claim_check("deora-assum-2", "witnesses-f-lin")
@@ -501,7 +518,7 @@ def check_cor3_proof(printed_distance: Callable[[float, float], float] = lambda 
     Theorem 3 it does (corrected step passes).  ``printed_distance(actual, g0K)`` is the
     distance the proof step uses."""
     rng = np.random.default_rng(seed)
-    lhs, rp, rc = [], [], []
+    lhs, rp, rc, inst = [], [], [], []
     for _ in range(pick(2000, 20000)):
         K = int(10 ** rng.uniform(0, 5))
         g01 = float(10 ** rng.uniform(-2, 1))
@@ -509,15 +526,17 @@ def check_cor3_proof(printed_distance: Callable[[float, float], float] = lambda 
         eta = min(1.0, g01**2) * float(rng.uniform(0.5, 1))
         Lt = float(rng.uniform(0.5, 1)) / K                  # L(theta_(1/K)) <= 1/K
         actual = g0K * float(rng.uniform(0, 1))              # Assumption 2 (ii): only <= g0(1/K)
+        inst.append((K, g01, g0K, eta, Lt, actual))
         lhs.append(eta * K * Lt)
         rp.append(printed_distance(actual, g0K) ** 2)
         rc.append(g0K**2)
     return confirm_erratum(
-        bound_outcome(lhs, rp), bound_outcome(lhs, rc),
+        bound_outcome(lhs, rp, instances=inst), bound_outcome(lhs, rc, instances=inst),
         description="Corollary 3's proof uses ||theta_(1/K) - theta_0|| = g0(1/K), but Assumption 2 gives only <=",
         printed_text="eta <= g0(1)^2 implies eta <= ||theta_(1/K) - theta_0||^2 / (K L(theta_(1/K))) "
                      "(proof of Cor. 3, with the actual distance)",
         corrected_text="use Theorem 3 with D replaced by D_bar = g0(1/K) >= ||theta_(1/K) - theta_0|| "
                        "(monotone version): eta K L(theta_(1/K)) <= eta <= g0(1)^2 <= D_bar^2",
-        source="Deora et al., TMLR version (seed 001), App. B.5, proof of Corollary 3", severity="G",
+        source="Deora et al., TMLR version (seed 001), App. B.5, proof of Corollary 3", kind="proof-step",
+        where="proof",
         seed=seed)

@@ -15,7 +15,7 @@ import torch
 
 from attention_theory.config import pick
 from attention_theory.foundations.tensors import f64
-from attention_theory.search import maximize
+from attention_theory.search import maximize, maximize_over_sizes
 from attention_theory.trauger import model as tm
 from attention_theory.verify import (
     CheckRecord,
@@ -112,11 +112,11 @@ def check_head_parameter_count(*, printed_qk_shape: bool = True) -> CheckRecord:
     printed = [tm.parameter_count(8, 4, T=T, printed_qk_shape=printed_qk_shape) for T in Ts]
     corrected = [tm.parameter_count(8, 4, k_qk=4) for _ in Ts]
     return confirm_erratum(
-        identity_outcome(printed, [printed[0]] * len(Ts), atol=0.0),
-        identity_outcome(corrected, [corrected[0]] * len(Ts), atol=0.0),
+        identity_outcome(printed, [printed[0]] * len(Ts), atol=0.0, instances=Ts),
+        identity_outcome(corrected, [corrected[0]] * len(Ts), atol=0.0, instances=Ts),
         description="W_Q, W_K in R^{d x T} would make the parameter count depend on T",
         printed_text="W_Q, W_K in R^{d x T}", corrected_text="W_Q, W_K in R^{d x k'} for a fixed k'",
-        source="Trauger & Tewari, Sec. 2.6", severity="T",
+        source="Trauger & Tewari, Sec. 2.6", kind="typo", where="statement",
         params={"printed_qk_shape": printed_qk_shape, "d": 8, "k": 4, "T": Ts})
 
 
@@ -146,10 +146,11 @@ def _wrong_proj(Z: torch.Tensor) -> torch.Tensor:
     return Z / torch.clamp(Z.abs().amax(dim=-1, keepdim=True), min=1.0)
 
 
-@claim_check("trauger-def-2-6-3", "proj-idempotent")
+@claim_check("trauger-def-2-6-3", "proj-idempotent", parts=("proj-unit-rows",))
 def check_proj_norm_idempotent(*, proj: Callable[[torch.Tensor], torch.Tensor] = tm.proj_norm,
                                seed: int = 5) -> CheckRecord:
-    """``Pi_norm(Pi_norm(Z)) = Pi_norm(Z)`` and every row of ``Pi_norm(Z)`` has l2 norm ``<= 1``."""
+    """``Pi_norm(Pi_norm(Z)) = Pi_norm(Z)`` and (part ``proj-unit-rows``) every row of ``Pi_norm(Z)``
+    has l2 norm ``<= 1``."""
     rng = np.random.default_rng(seed)
     once, twice, norms = [], [], []
     for _ in range(pick(100, 1000)):
@@ -168,8 +169,9 @@ def check_proj_norm_idempotent(*, proj: Callable[[torch.Tensor], torch.Tensor] =
 def check_proj_norm_lipschitz(*, constant: float = 1.0, seed: int = 6) -> CheckRecord:
     """``||Pi(z) - Pi(z')||_2 <= constant ||z - z'||_2`` row by row (random and adversarial pairs).
 
-    The adversary (L-BFGS from several starts) maximises the ratio; ratio 1 is attained by
-    any pair inside the unit ball.
+    The adversary (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead
+    from several starts, row lengths ``n in {1, 2, 5}``) maximises the ratio; ratio 1 is attained
+    by any pair inside the unit ball.
     """
     rng = np.random.default_rng(seed)
     ratios = []
@@ -178,19 +180,18 @@ def check_proj_norm_lipschitz(*, constant: float = 1.0, seed: int = 6) -> CheckR
         z, zp = rng.standard_normal((2, n)) * rng.choice([0.3, 1, 5], size=(2, 1))
         a = tm.proj_norm(f64(np.vstack([z, zp]))).numpy()
         ratios.append(np.linalg.norm(a[0] - a[1]) / np.linalg.norm(z - zp))
-    best = 0.0
-    for n in (2, 5):
-        def obj(v: torch.Tensor) -> torch.Tensor:
-            Z = v.reshape(2, n)
-            P = tm.proj_norm(Z)
-            return torch.linalg.vector_norm(P[0] - P[1]) / (torch.linalg.vector_norm(Z[0] - Z[1]) + 1e-300)
+    def obj(n: int, v: torch.Tensor) -> torch.Tensor:
+        Z = torch.as_tensor(v, dtype=torch.float64).reshape(2, n)
+        P = tm.proj_norm(Z)
+        return torch.linalg.vector_norm(P[0] - P[1]) / (torch.linalg.vector_norm(Z[0] - Z[1]) + 1e-300)
 
-        res = maximize(obj, lambda g: g.standard_normal(2 * n) * 2, restarts=pick(4, 20), steps=100,
-                       seed=seed + n)
-        best = max(best, res.best_value)
-        ratios.append(res.best_value)
+    res = maximize_over_sizes(obj, lambda n, g: g.standard_normal(2 * n) * 2, (1, 2, 5), restarts=pick(4, 20),
+                              steps=100, seed=seed)
+    best = res.best_value
+    ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), constant), f"Pi_norm is {constant:g}-Lipschitz in l2",
-                       rtol=1e-12, seed=seed, params={"constant": constant}, extra={"adversarial_best": best})
+                       rtol=1e-12, seed=seed, params={"constant": constant},
+                       extra={"adversarial_best": best, **res.record()})
 
 
 @claim_check("trauger-def-2-6-3", "block-row-norms")
@@ -222,24 +223,52 @@ def check_block_row_norms(*, proj: Callable[[torch.Tensor], torch.Tensor] | None
                        rtol=1e-12, seed=seed)
 
 
-@claim_check("trauger-def-2-6-3", "parameter-count")
-def check_block_parameter_count(*, seed: int = 8) -> CheckRecord:
-    """The same weights run on ``T in {1, 10, 1000}`` tokens: the count of weights never involves ``T``.
+def _graph_leaves(out: torch.Tensor) -> list[torch.Tensor]:
+    """The trainable leaf tensors that ``out`` was computed from (read off its autograd graph)."""
+    leaves: dict[int, torch.Tensor] = {}
+    seen: set[int] = set()
+    stack = [out.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        var = getattr(fn, "variable", None)
+        if var is not None:
+            leaves[id(var)] = var
+        stack.extend(f for f, _ in fn.next_functions)
+    return list(leaves.values())
 
-    The count is read off the tensors actually used by :func:`~attention_theory.trauger.model.block`.
+
+@claim_check("trauger-def-2-6-3", "parameter-count")
+def check_block_parameter_count(*, model: Callable[..., torch.Tensor] | None = None, seed: int = 8) -> CheckRecord:
+    """The number of trainable weights the model's output depends on does not change with ``T``.
+
+    The same weights (``requires_grad``) run on ``T in {1, 10, 1000}`` tokens; the weights are read
+    off the autograd graph of the scalar output ``w^T g^(L+1)(X)_[CLS]`` (every trainable leaf the
+    output was computed from), so a model that creates a parameter per position (a learned
+    positional embedding, ``model`` in the negative control) is counted with it.  Asserts the count
+    equals ``parameter_count(d, k, L)`` for every ``T``.
     """
     rng = np.random.default_rng(seed)
     d, k, L = 6, 3, 3
-    layers = tm.random_block(rng, L, d, k)
-    counts = []
-    for T in (1, 10, 1000):
+    layers = [tm.Layer(*(t.detach().clone().requires_grad_() for t in p)) for p in tm.random_block(rng, L, d, k)]
+    w = f64(rng.standard_normal(d)).requires_grad_()
+    run = model or (lambda layers, w, X: tm.block(layers, X, "relu")[0] @ w)
+    counts, Ts = [], (1, 10, 1000)
+    for T in Ts:
         X = f64(rng.standard_normal((T, d)))
-        out = tm.block(layers, X, "relu")
-        assert out.shape == (T, d)
-        counts.append(sum(int(t.numel()) for p in layers for t in p) + d)
-    return check_identity(counts, [tm.parameter_count(d, k, L=L)] * 3,
-                          "parameter count of the L-layer block plus read-out is independent of T",
-                          atol=0.0, seed=seed)
+        out = run(layers, w, X)
+        counts.append(sum(int(t.numel()) for t in _graph_leaves(out)))
+    return check_identity(counts, [tm.parameter_count(d, k, L=L)] * len(Ts),
+                          "trainable weights the output depends on = parameter_count(d, k, L), for every T",
+                          atol=0.0, seed=seed, params={"T": list(Ts)}, extra={"counts": counts})
+
+
+def _positional_model(layers: list, w: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """A block with a learned positional embedding (``T x d`` weights): a negative control."""
+    pos = torch.zeros_like(X).requires_grad_()
+    return tm.block(layers, X + pos, "relu")[0] @ w
 
 
 @claim_check("trauger-def-2-6-4", "linear-in-w")

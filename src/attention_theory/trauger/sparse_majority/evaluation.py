@@ -1,25 +1,26 @@
 """Evaluation of sparse-majority runs (Trauger & Tewari, Sec. 6, Figures 1-3).
 
 :func:`reevaluate` recomputes a run's losses and accuracy from its saved parameters, and
-:func:`kendall_trend` tests a per-``T`` curve for a monotone trend; the checks of
+:func:`doubling_slope` estimates how much a per-``T`` curve changes per doubling of ``T``, with a bootstrap confidence
+interval over the runs (the equivalence tests of Figures 1-3); the checks of
 :mod:`attention_theory.trauger.checks.sparse_majority` use them.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
-from scipy import stats
 
+from attention_theory.foundations.trend import TrendEstimate, log_slope
 from attention_theory.trauger.sparse_majority.training import (
     SweepConfig,
     build_sweep_data,
     evaluate,
 )
 
-__all__ = ['kendall_trend', 'reevaluate']
+__all__ = ['reevaluate', 'doubling_slope']
 
 
 def reevaluate(config: SweepConfig, best_params: Mapping[str, torch.Tensor]) -> dict[str, np.ndarray]:
@@ -34,13 +35,23 @@ def reevaluate(config: SweepConfig, best_params: Mapping[str, torch.Tensor]) -> 
             "val_acc": va.numpy()}
 
 
-def kendall_trend(summary: Mapping[str, Mapping[str, float]], key: str, *,
-                  alternative: str = "greater", T_min: int = 0) -> tuple[float, float, int]:
-    """Kendall's tau between ``T`` and ``summary[T][key]`` over ``T >= T_min`` and the one-sided
-    p-value (``alternative="greater"``: increasing trend).  Returns ``(tau, p, n_points)``."""
-    Ts = sorted(int(T) for T in summary if int(T) >= T_min)
+def doubling_slope(runs: Sequence[Mapping[str, Any]], key: str, *, statistic: str = "max",
+                   relative: bool = False, T_min: int = 0, n_boot: int = 4000, level: float = 0.95,
+                   seed: int = 0) -> TrendEstimate:
+    """How much the per-``T`` ``statistic`` (``"max"`` or ``"mean"`` over the seeds of each ``T``;
+    the paper's figures use the maximum) of ``run[key]`` changes per doubling of ``T``, with a
+    bootstrap interval over the runs (:func:`~attention_theory.foundations.trend.log_slope` with
+    ``base = 2``).
+
+    ``runs`` are the run records of a sweep (``{"T", "seed", key, ...}``); lengths below ``T_min``
+    are left out.  Needs at least 3 lengths and 2 runs per length.
+    """
+    Ts = sorted({int(r["T"]) for r in runs if int(r["T"]) >= T_min})
     if len(Ts) < 3:
-        raise ValueError(f"a trend test needs at least 3 lengths, got {len(Ts)}")
-    y = [float(summary[str(T)][key]) for T in Ts]
-    res = stats.kendalltau(Ts, y, alternative=alternative)
-    return float(res.statistic), float(res.pvalue), len(Ts)
+        raise ValueError(f"a slope over T needs at least 3 lengths >= {T_min}, got {Ts}")
+    groups = [[float(r[key]) for r in runs if int(r["T"]) == T] for T in Ts]
+    for T, g in zip(Ts, groups):
+        if len(g) < 2:
+            raise ValueError(f"the bootstrap needs at least 2 runs per length; T={T} has {len(g)}")
+    return log_slope(Ts, groups, statistic=statistic, base=2.0, relative=relative, n_boot=n_boot,
+                     level=level, seed=seed)

@@ -1,0 +1,95 @@
+"""Equivalence tests of "no trend": the slope of a per-``T`` statistic against ``log T`` with a
+bootstrap interval over the draws (or runs) of each ``T``.
+
+A statement such as "the gap does not grow with the sequence length" is tested by requiring the
+interval of the slope to lie below a stated margin, never by a trend test that fails to reject.
+Used by the word-masking and single-layer checks of Trauger & Tewari and by the sparse-majority
+figures (:mod:`attention_theory.trauger.sparse_majority.evaluation`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["TrendEstimate", "log_slope"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TrendEstimate:
+    """Slope of a per-``T`` statistic against ``log_base T`` and its bootstrap interval.
+
+    ``slope`` is in units of the statistic per unit of ``log_base T`` (``base = 2``: per doubling
+    of ``T``), divided by the statistic's mean over ``T`` when ``relative``.  ``low``/``high`` is
+    the percentile interval of level ``level`` from ``n_boot`` resamples of the draws within each
+    ``T``.
+    """
+
+    slope: float
+    low: float
+    high: float
+    level: float
+    n_boot: int
+    relative: bool
+    Ts: tuple[int, ...]
+    n_draws: int
+    statistic: str
+    base: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def log_slope(Ts: Sequence[int], groups: Sequence[Sequence[float]], *, statistic: str = "mean",
+              base: float = math.e, relative: bool = False, n_boot: int = 2000, level: float = 0.95,
+              seed: int = 0) -> TrendEstimate:
+    """Least-squares slope of ``statistic(groups[j])`` (``"mean"`` or ``"max"``) against
+    ``log_base Ts[j]``, with a nonparametric bootstrap interval: the values of every group are
+    resampled with replacement ``n_boot`` times.
+
+    ``Ts``: at least two distinct positive lengths; ``groups[j]``: the finite values observed at
+    ``Ts[j]`` (one value gives a group that never varies in the bootstrap).  Raises
+    ``ValueError`` naming the argument otherwise.
+    """
+    if statistic not in ("mean", "max"):
+        raise ValueError(f"statistic must be 'mean' or 'max', got {statistic!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 100:
+        raise ValueError(f"n_boot must be an integer >= 100, got {n_boot!r}")
+    if not (isinstance(base, (int, float)) and math.isfinite(base) and base > 1):
+        raise ValueError(f"base must be a number > 1, got {base!r}")
+    T = np.asarray(list(Ts), dtype=np.float64)
+    if T.ndim != 1 or T.size < 2 or len(set(T.tolist())) != T.size or np.any(T <= 0):
+        raise ValueError(f"Ts must hold at least two distinct positive lengths, got {list(Ts)}")
+    if len(groups) != T.size:
+        raise ValueError(f"groups must hold one group of values per length: {len(groups)} groups "
+                         f"for {T.size} lengths")
+    vals = [np.asarray(g, dtype=np.float64).ravel() for g in groups]
+    for t, v in zip(T, vals):
+        if v.size == 0 or not np.all(np.isfinite(v)):
+            raise ValueError(f"groups: the values at T={int(t)} must be finite and non-empty, got {v}")
+    agg = np.mean if statistic == "mean" else np.max
+    x = np.log(T) / math.log(base)
+    xc = x - x.mean()
+
+    def slopes(y: np.ndarray) -> np.ndarray:
+        s = (y - y.mean(axis=-1, keepdims=True)) @ xc / float(xc @ xc)
+        if relative:
+            mean = y.mean(axis=-1)
+            if np.any(mean <= 0):
+                raise ValueError("relative=True needs a positive statistic at every T")
+            s = s / mean
+        return s
+
+    point = float(slopes(np.array([agg(v) for v in vals])[None, :])[0])
+    rng = np.random.default_rng(seed)
+    boot = np.stack([agg(v[rng.integers(0, v.size, size=(n_boot, v.size))], axis=1) for v in vals], axis=1)
+    b = slopes(boot)
+    a = (1 - level) / 2
+    low, high = (float(q) for q in np.quantile(b, [a, 1 - a]))
+    return TrendEstimate(point, low, high, level, n_boot, relative, tuple(int(t) for t in T),
+                         int(sum(v.size for v in vals)), statistic, float(base))

@@ -1,0 +1,45 @@
+"""``python -m attention_theory check``: re-running a cited claim's checks."""
+
+import json
+
+import pytest
+
+from attention_theory.experiment import main
+from attention_theory.verify import rerun
+
+
+def test_list_names_every_claim_in_natural_order(capsys):
+    assert main(["check", "--list", "--paper", "deora"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    ids = [line.split(":")[0] for line in lines]
+    assert ids and all(i.startswith("deora-") for i in ids)
+    assert ids == sorted(ids, key=rerun.natural_key)
+    assert rerun.natural_key("deora-eq-2") < rerun.natural_key("deora-eq-10")
+
+
+def test_rerun_prints_fresh_and_registered_records(tmp_path, capsys):
+    reg = tmp_path / "fresh"
+    assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--against", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "now:" in out and "registered: no record" in out
+    fresh = list(reg.glob("trauger-lemma-3-1__*__smoke.json"))
+    assert fresh, "the re-run wrote no record"
+    # the fresh folder, used as the registered one, is found again
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps({"records": [json.loads(f.read_text()) for f in fresh]}))
+    assert main(["check", "trauger-lemma-3-1", "--against", str(claims)]) == 0
+    assert "registered: verified at smoke scale" in capsys.readouterr().out
+
+
+def test_checks_that_need_data_say_so():
+    fn = dict(rerun.claim_checks()["trauger-fig-1"])["no-increasing-trend"]
+    assert rerun.needs_data(fn) == ["runs"]
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", "no-such-claim"], ["check", "x", "--all"],
+                                  ["check", "trauger-lemma-3-1", "--scale", "huge"]])
+def test_bad_arguments_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "error" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""The registry pages of the Sphinx extension, built on a two-statement toy book: statuses,
+errata grouped by paper and kind with their counts, the claims table with scales and citations."""
+
+import json
+import os
+import textwrap
+
+import pytest
+
+sphinx_app = pytest.importorskip("sphinx.application")
+
+
+def _record(cid, check, status, *, scale="smoke", data=None, **detail):
+    return {"claim_id": cid, "check": check, "description": f"{check} of {cid}", "status": status,
+            "kind": "erratum" if status == "erratum" else "bound", "n_instances": 4, "worst": 0.5,
+            "params": {}, "seed": 0, "package_version": "0.1.0", "commit": "abc123def456",
+            "device": "cpu", "date": "2026-11-24", "scale": scale, "detail": detail, "data": data}
+
+
+RECORDS = [
+    _record("trauger-lemma-3-1", "bound", "verified"),
+    _record("trauger-lemma-3-1", "printed-step", "erratum", kind="proof-step", where="proof",
+            source="Proof, Eq. 7", same_instances=True,
+            printed={"text": "a <= b/2", "summary": "FAILS"}, corrected={"text": "a <= b", "summary": "holds"}),
+    _record("trauger-fig-3", "plateau", "verified"),
+    _record("trauger-fig-3", "plateau", "fails", scale="full",
+            data={"files": ["results/x/runs-full.json"], "commits": ["abc"], "sha256": ["0"]},
+            failure="trauger-fig-3 / plateau: FAILS on 3 instance(s)"),
+]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("toybook")
+    (root / "conf.py").write_text(textwrap.dedent(f"""
+        import json, pathlib
+        extensions = ["sphinx_proof", "attention_theory.sphinx"]
+        RECORDS = {json.dumps(RECORDS)!r}
+        def _write(app):
+            reg = pathlib.Path(app.outdir).parent / "registry"
+            for i, r in enumerate(json.loads(RECORDS)):
+                (reg / f"r{{i}}.json").write_text(json.dumps(r))
+        def setup(app):
+            app.connect("builder-inited", _write, priority=900)
+        """))
+    (root / "index.rst").write_text(textwrap.dedent("""
+        Toy
+        ===
+
+        .. toctree::
+
+           claims
+           errata
+
+        .. prf:lemma:: A toy lemma
+           :label: trauger-lemma-3-1
+
+           Statement.
+
+        .. prf:remark:: A toy figure
+           :label: trauger-fig-3
+
+           Statement.
+
+        .. paper-status::
+
+        .. errata-counts::
+        """))
+    (root / "claims.rst").write_text("Claims\n======\n\n.. verified-claims::\n")
+    (root / "errata.rst").write_text("Errata\n======\n\n.. errata-list::\n")
+    out = root / "_build" / "html"
+    saved = os.environ.get("ATTN_REGISTRY_DIR")  # the extension points it at its registry
+    try:
+        app = sphinx_app.Sphinx(str(root), str(root), str(out), str(root / "_build" / "doctrees"),
+                                "html", status=None, warning=None, freshenv=True)
+        app.build()
+    finally:
+        if saved is None:
+            os.environ.pop("ATTN_REGISTRY_DIR", None)
+        else:
+            os.environ["ATTN_REGISTRY_DIR"] = saved
+    return out
+
+
+def test_claims_page_shows_status_scales_and_citation(built):
+    page = (built / "claims.html").read_text()
+    assert "proof erratum" in page and "fails" in page
+    assert "results/x/runs-full.json" in page
+    assert "trauger-fig-3 (fails; smoke+full scale)" in page
+    assert "attn-claims-filter" in page and 'class="attn-copy"' in page
+    claims = json.loads((built / "claims.json").read_text())
+    status = {c["claim_id"]: c["status"] for c in claims["claims"]}
+    assert status == {"trauger-lemma-3-1": "proof-erratum", "trauger-fig-3": "fails"}
+
+
+def test_errata_are_grouped_by_paper_and_kind_with_counts(built):
+    page = (built / "errata.html").read_text()
+    assert 'id="errata-trauger-proof-step"' in page and "Proof step (1)" in page
+    assert "proof step in the proof" in page and "same instances" in page
+    index = (built / "index.html").read_text()
+    assert "1 (0 / 1)" in index  # one proof-step erratum: none in a statement, one in a proof
