@@ -252,15 +252,18 @@ def test_run_figure_writes_and_loads(tmp_path, monkeypatch):
     assert run["train_loss"].shape[1] == 2 and run["head_spread"][-1].min() > 0
 
 
-def test_evaluate_reports_without_recording(tmp_path, monkeypatch):
-    from attention_theory.verify import evaluate
+def test_evaluate_reports_and_records_failures(tmp_path, monkeypatch):
+    from attention_theory.verify import evaluate, evaluate_only, load_registry
 
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
     runs = _toy_runs()
-    ok, msg = evaluate(de.check_fig4_more_heads_lower_loss, runs)
+    with evaluate_only():  # display only: nothing recorded
+        ok, msg = evaluate(de.check_fig4_more_heads_lower_loss, runs)
+    assert ok and "worst ratio" in msg and list(tmp_path.iterdir()) == []
     bad, why = evaluate(de.check_fig4_more_heads_lower_loss, runs, larger_is_better=False)
-    assert ok and "worst ratio" in msg and not bad and "deora-fig-4" in why
-    assert list(tmp_path.iterdir()) == []
+    assert not bad and "deora-fig-4" in why
+    (rec,) = load_registry(tmp_path)  # a statement that fails is recorded as failing
+    assert rec["status"] == "fails" and rec["claim_id"] == "deora-fig-4"
 
 
 def _toy_dm2_full(align=0.99, margin=0.25):
