@@ -96,6 +96,6 @@ def test_claims_page_shows_status_scales_and_citation(built):
 def test_errata_are_grouped_by_paper_and_kind_with_counts(built):
     page = (built / "errata.html").read_text()
     assert 'id="errata-trauger-proof-step"' in page and "Proof step (1)" in page
-    assert "proof step in the proof" in page and "same instances" in page
+    assert "kind: proof step, in the proof" in page and "same instances" in page
     index = (built / "index.html").read_text()
     assert "1 (0 / 1)" in index  # one proof-step erratum: none in a statement, one in a proof

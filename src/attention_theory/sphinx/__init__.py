@@ -305,10 +305,11 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
                 ref += nodes.Text(name)
             else:
                 ref = nodes.Text(name)
-            rows.append([ref, str(c["total"]), *(str(c[k]) for k in columns)])
-        node.replace_self(_table(["paper (links to its dependency graph)", "statements",
-                                  *(bp.STATUS_TEXT[k] for k in columns)], rows,
-                                 [20, 8, *([8] * len(columns))]))
+            counts_text = "; ".join(f"{c[k]} {bp.STATUS_TEXT[k]}" for k in columns if c[k])
+            rows.append([ref, str(c["total"]), counts_text or "—"])
+        # one cell of counts per paper (only the statuses that occur): ten columns do not fit a page
+        node.replace_self(_table(["paper (links to its dependency graph)", "statements", "status of the statements"],
+                                 rows, [24, 10, 50]))
     errata = [r for r in records if r["status"] == "erratum"]
     for node in has_counts:
         node.replace_self(_errata_counts(errata))
@@ -414,20 +415,22 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
                 chap = nodes.reference("", "", internal=True,
                                        refuri=app.builder.get_relative_uri(docname, st.docname))
                 chap += nodes.Text(title.astext() if title is not None else st.docname)
-            else:
-                chap = nodes.Text("—")
+                claim += nodes.Text(" — in ")
+                claim += chap
             scales = ", ".join(row["scales"]) + (f" (data: {', '.join(row['data_files'])})"
                                                  if row["data_files"] else "")
+            status = nodes.inline()
+            status += nodes.strong(text=STATUS_TEXT[row["status"]])
+            status += nodes.Text(f"; {len(set(row['checks']))} checks, {row['instances']} instances; "
+                                 f"scales: {scales}")
             button = nodes.raw("", f'<button class="attn-copy" type="button" data-cite="{html.escape(_citation(cid, row))}" '
                                    'onclick="attnCopyCite(this)">copy</button>', format="html")
-            rows.append([claim, chap, STATUS_TEXT[row["status"]],
-                         f"{len(set(row['checks']))} checks, {row['instances']} instances; {scales}",
-                         tight, button])
+            rows.append([claim, status, tight, button])
         sec = nodes.section(ids=[f"claims-{paper}"])
         sec += nodes.title(text=name)
-        table = _table(["claim", "chapter", "status", "evidence and scales",
+        table = _table(["claim and chapter", "status and evidence",
                         "worst LHS/RHS per bound check, reason, failure or errata", "cite"], rows,
-                       [20, 14, 9, 14, 35, 6])
+                       [30, 22, 40, 8])
         table["classes"].append("attn-claims")
         sec += table
         out.append(sec)
@@ -458,7 +461,7 @@ def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
     p = nodes.paragraph()
     p += nodes.Text("Statement: ")
     p += _link(app, docname, r["claim_id"], labels)
-    p += nodes.Text(f" — {ERRATUM_KINDS[d['kind']]} in the {d['where']}; source: {d['source']}; "
+    p += nodes.Text(f" — kind: {ERRATUM_KINDS[d['kind']]}, in the {d['where']}; source: {d['source']}; "
                     f"check {r['check']} at {r.get('scale', 'smoke')} scale (commit {r['commit']}). ")
     p += nodes.Text("Printed and corrected were evaluated on the same instances."
                     if d.get("same_instances") else
@@ -495,9 +498,22 @@ def _env_check_consistency(app: Sphinx, env: Any) -> None:
                        location=(info["docname"], None))
 
 
+#: The registry tables fill the text column and wrap long cells instead of overflowing it.
+REGISTRY_CSS = """table.attn-registry { table-layout: fixed; width: 100%; }
+table.attn-registry th, table.attn-registry td { font-size: 0.88em; }
+table.attn-registry td { overflow-wrap: anywhere; }
+table.attn-registry th { overflow-wrap: normal; hyphens: auto; }
+table.attn-registry th p, table.attn-registry td p { margin: 0; }
+button.attn-copy { font-size: 0.85em; padding: 0 0.4em; }
+"""
+
+
 def _build_finished(app: Sphinx, exc: Exception | None) -> None:
     if exc is not None or app.builder.format != "html":
         return
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    (static / "attn-registry.css").write_text(REGISTRY_CSS)
     records = load_registry(_registry_path(app))
     summary = summarize_registry(records)
     statements = {k: {"docname": v.docname, "title": v.title, "uses": sorted(set(v.uses)),
@@ -527,6 +543,7 @@ def _notebook_download(app: Sphinx, pagename: str, templatename: str, context: d
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_css_file("attn-registry.css")
     app.add_node(claims_placeholder)
     app.add_node(errata_placeholder)
     app.add_directive("verified-claims", VerifiedClaimsDirective)
