@@ -235,7 +235,9 @@ def _link(app: Sphinx, fromdoc: str, label: str, labels: dict[str, dict[str, Any
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
-    table = nodes.table(classes=["attn-registry"])
+    # "colwidths-given": the LaTeX writer then wraps every column at its share of the line
+    # (otherwise the first column is set on one line and pushes the others off the PDF page)
+    table = nodes.table(classes=["attn-registry", "colwidths-given"])
     tgroup = nodes.tgroup(cols=len(headers))
     table += tgroup
     for w in widths:
@@ -357,6 +359,15 @@ function attnCopyCite(button) {
 </script>"""
 
 
+def _text_with_math(text: str) -> list[nodes.Node]:
+    """``text`` with its ``$...$`` pieces as inline math (a statement title such as
+    "Cross-entropy is 2-Lipschitz with respect to $\\ell_\\infty$"); unbalanced dollars stay text."""
+    pieces = text.split("$")
+    if len(pieces) % 2 == 0:
+        return [nodes.Text(text)]
+    return [nodes.math(text=p) if i % 2 else nodes.Text(p) for i, p in enumerate(pieces) if p]
+
+
 def _citation(cid: str, row: dict[str, Any]) -> str:
     """The citation string of a claim: ID, status, scales, book version and commit, date."""
     return (f"{cid} ({STATUS_TEXT[row['status']]}; {'+'.join(row['scales'])} scale), attention-theory "
@@ -409,7 +420,8 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
             claim = nodes.inline()
             claim += _link(app, docname, cid, labels)
             if st is not None and st.title:
-                claim += nodes.Text(f" {st.title}")
+                claim += nodes.Text(" ")
+                claim.extend(_text_with_math(st.title))
             if st is not None:
                 title = app.env.titles.get(st.docname)
                 chap = nodes.reference("", "", internal=True,
@@ -430,7 +442,7 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
         sec += nodes.title(text=name)
         table = _table(["claim and chapter", "status and evidence",
                         "worst LHS/RHS per bound check, reason, failure or errata", "cite"], rows,
-                       [30, 22, 40, 8])
+                       [28, 21, 39, 12])
         table["classes"].append("attn-claims")
         sec += table
         out.append(sec)
@@ -504,7 +516,7 @@ table.attn-registry th, table.attn-registry td { font-size: 0.88em; }
 table.attn-registry td { overflow-wrap: anywhere; }
 table.attn-registry th { overflow-wrap: normal; hyphens: auto; }
 table.attn-registry th p, table.attn-registry td p { margin: 0; }
-button.attn-copy { font-size: 0.85em; padding: 0 0.4em; }
+button.attn-copy { font-size: 0.85em; padding: 0 0.4em; white-space: nowrap; }
 """
 
 
