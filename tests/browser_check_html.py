@@ -10,6 +10,10 @@ checked as a reader would see it:
 * every internal link and cross-reference points to an existing page and anchor;
 * the page references no external script, stylesheet or font (offline reading);
 * the Verified-claims table has one row per claim of ``claims.json``;
+* nothing is clipped: no cell output, code input, display equation, table or figure of the page
+  body is wider than its box or sticks out of the text column;
+* the reader-visible text has no raw TeX outside math, no literal backtick, no local file path,
+  and none of the internal words "task", "lent", "owed", "catalogue";
 * the footer of every page shows the package version, the build date and the git commit, and
   links ``README.md``, ``CITATION.cff`` (copied into the HTML output) and, when ``make pdf`` has
   built it, the PDF of the book.
@@ -36,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("ATTN_HTML_DIR", ROOT / "_build" / "html"))
 SHOTS = HTML.parent / "html-check"
 SCREENSHOT_PAGES = ("index.html", "book/verified-claims.html", "book/errata.html",
-                    "book/foundations/softmax.html", "book/trauger/linear-covering.html")
+                    "book/foundations/softmax.html", "book/trauger/linear-covering.html",
+                    "book/trauger/sparse-majority.html")
 PDF_NAME = "attention-theory-verified.pdf"
 EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=["'](?:https?:)?//""", re.I)
 
@@ -87,6 +92,61 @@ def browser():
     drv.set_script_timeout(60)
     yield drv
     drv.quit()
+
+
+#: Words of the project's internal language that must not reach a reader.
+INTERNAL_WORDS = re.compile(r"(?<![-\w])(tasks?|lent|owed|catalogues?)\b", re.I)  # "multi-task" in a cited title is fine
+LOCAL_PATH = re.compile(r"(?:/work/|/home/|/tmp/|/root/|/private/var/|[A-Z]:\\Users\\)")
+RAW_TEX = re.compile(r"\\(?:frac|sum|mathbb|mathrm|ell|left|right|begin|end|sqrt|alpha|beta|gamma|"
+                     r"theta|sigma|lambda|epsilon|cdot|le|ge|infty|operatorname|top)\b|\$[^$\s][^$]*[\\^_{}][^$]*\$")
+
+
+def _layout(drv) -> dict:
+    """Clipped boxes and the reader-visible text (outside code and math) of the page body."""
+    return drv.execute_script("""
+        const main = document.querySelector('article.bd-article') || document.querySelector('main article') ||
+                     document.querySelector('main') || document.body;
+        const col = main.getBoundingClientRect();
+        const sel = 'div.cell_output pre, div.cell_input pre, div.output pre, mjx-container[display="true"], ' +
+                    'div.math, table, img, svg, div.highlight pre';
+        const clipped = [];
+        for (const el of main.querySelectorAll(sel)) {
+          if (el.closest('.attn-blueprint-wrap') || el.closest('nav') || el.closest('.headerlink') ||
+              (el.classList && el.classList.contains('svg-inline--fa'))) continue;
+          if (el.getClientRects().length === 0) continue;
+          const r = el.getBoundingClientRect();
+          const wide = el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== 'visible';
+          const out = r.right > col.right + 2 || r.left < col.left - 2;
+          if (r.width > 0 && (wide || out)) {
+            clipped.push(el.tagName.toLowerCase() + '.' + (el.className.baseVal !== undefined ? el.className.baseVal :
+                         el.className).toString().split(' ')[0] + ': ' + (el.textContent || '').trim().slice(0, 60));
+          }
+        }
+        const skip = 'pre, code, script, style, .math, mjx-container, .MathJax, .highlight, kbd, samp, .cell_input';
+        const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+        const parts = [];
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          if (!n.parentElement || n.parentElement.closest(skip)) continue;
+          parts.push(n.textContent);
+        }
+        const outputs = Array.from(main.querySelectorAll('div.cell_output, div.output')).map(e => e.textContent).join(' ');
+        return {clipped: clipped, prose: parts.join(' '), outputs: outputs};
+    """)
+
+
+def _text_problems(seen: dict) -> list[str]:
+    problems = []
+    prose, outputs = seen["prose"], seen["outputs"]
+    if "`" in prose:
+        i = prose.index("`")
+        problems.append(f"literal backtick in the text: ...{prose[max(0, i - 40):i + 40]!r}")
+    for name, pattern, text in (("internal word", INTERNAL_WORDS, prose + " " + outputs),
+                                ("local path", LOCAL_PATH, prose + " " + outputs),
+                                ("raw TeX outside math", RAW_TEX, prose)):
+        m = pattern.search(text)
+        if m:
+            problems.append(f"{name}: ...{text[max(0, m.start() - 40):m.end() + 40]!r}")
+    return problems
 
 
 def _typeset(drv) -> dict:
@@ -152,6 +212,10 @@ def test_page(page, server, browser):
     external = EXTERNAL.findall((HTML / page).read_text(errors="replace"))
     if external:
         problems.append(f"external resources: {external[:3]}")
+    layout = _layout(browser)
+    if layout["clipped"]:
+        problems.append(f"{len(layout['clipped'])} box(es) wider than the column: {layout['clipped'][:4]}")
+    problems += _text_problems(layout)
     footer = _footer(browser)
     if footer is None:
         problems.append("no version/commit footer (div.attn-build-info)")

@@ -16,7 +16,12 @@ import numpy as np
 
 from attention_theory._validate import check_int
 
-__all__ = ["SearchResult", "SizedSearch", "maximize", "maximize_over_sizes"]
+__all__ = ["SearchResult", "SizedSearch", "maximize", "maximize_over_sizes", "numpy_objective", "NO_INSTANCE"]
+
+#: The value :func:`numpy_objective` gives a point where the formula is not finite (no instance):
+#: finite, so that a restart whose every point overflowed still reports a value, and far below
+#: any ratio a check can record.
+NO_INSTANCE = -1e300
 
 
 
@@ -113,8 +118,9 @@ def maximize(objective: Callable[[Any], Any], init: Callable[[np.random.Generato
         vals.append(v)
         if v > best_v:
             best_v, best_x = v, x.copy()
-    assert best_x is not None or restarts == 0
-    if best_x is None:  # every restart produced -inf: report the first start
+    if best_x is None:  # every restart produced -inf (or none ran): report the first start
+        if not starts:
+            raise ValueError("restarts must be at least 1")
         best_x = starts[0]
     return SearchResult(float(best_v), best_x, np.asarray(vals), np.asarray(starts))
 
@@ -178,3 +184,68 @@ def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[An
               "steps": steps, "seed": seed,
               "evaluated_starts": len(sizes) * len(methods) * restarts}
     return SizedSearch(best[0], best[1], best[2], best[3], per_size, budget)
+
+
+def numpy_objective(f: Callable[[Any, np.ndarray], float], *, difference: str = "central",
+                    rel_step: float = 1e-6, max_grad_norm: float = 1e8) -> Callable[[Any, Any], Any]:
+    """``objective(size, x)`` for :func:`maximize_over_sizes` from a float function
+    ``f(size, z)`` written with numpy or ``math`` (the very formula a check tests, which its
+    negative controls replace by another numpy callable).
+
+    Nelder-Mead calls ``f`` itself; the gradient methods receive a torch value whose gradient is a
+    ``difference`` (``"central"`` or ``"forward"``) finite difference with step
+    ``rel_step * max(1, |z_i|)``, non-finite entries set to 0 and the norm clipped at
+    ``max_grad_norm`` (a violation's huge ratio must not throw the optimizer to infinity).  A
+    non-finite point or value gives :data:`NO_INSTANCE`.
+    """
+    import torch
+
+    if difference not in ("central", "forward"):
+        raise ValueError(f"difference must be 'central' or 'forward', got {difference!r}")
+    if not (isinstance(rel_step, float) and 0 < rel_step < 1):
+        raise ValueError(f"rel_step must be a float in (0, 1), got {rel_step!r}")
+
+    def safe(size: Any, z: np.ndarray) -> float:
+        z = np.asarray(z, dtype=np.float64)
+        if not np.all(np.isfinite(z)):
+            return NO_INSTANCE
+        with np.errstate(all="ignore"):
+            v = float(f(size, z))
+        return v if math.isfinite(v) else NO_INSTANCE
+
+    class _Value(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: torch.Tensor, size: Any) -> torch.Tensor:  # type: ignore[override]
+            value = safe(size, x.detach().numpy().copy())
+            ctx.size, ctx.value = size, value
+            ctx.save_for_backward(x)
+            return torch.tensor(value, dtype=torch.float64)
+
+        @staticmethod
+        def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
+            (x,) = ctx.saved_tensors
+            z = x.detach().numpy().astype(np.float64)
+            grad = np.zeros_like(z)
+            for i in range(z.size):
+                h = rel_step * max(1.0, abs(float(z[i])))
+                zp = z.copy()
+                zp[i] += h
+                if difference == "forward":
+                    grad[i] = (safe(ctx.size, zp) - ctx.value) / h
+                else:
+                    zm = z.copy()
+                    zm[i] -= h
+                    grad[i] = (safe(ctx.size, zp) - safe(ctx.size, zm)) / (2 * h)
+            grad = np.nan_to_num(grad, nan=0.0, posinf=0.0, neginf=0.0)
+            grad[np.abs(grad) > 1e250] = 0.0    # a difference across NO_INSTANCE
+            norm = float(np.linalg.norm(grad))
+            if norm > max_grad_norm:
+                grad *= max_grad_norm / norm
+            return g * torch.as_tensor(grad, dtype=torch.float64), None
+
+    def objective(size: Any, x: Any) -> Any:
+        if isinstance(x, torch.Tensor):
+            return _Value.apply(x, size)
+        return safe(size, x)
+
+    return objective

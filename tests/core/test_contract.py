@@ -2,6 +2,7 @@
 every claim ID is well formed, records round-trip through the registry."""
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -129,6 +130,18 @@ def test_erratum_requires_printed_failure_and_corrected_success(tmp_path, monkey
         with pytest.raises(ClaimViolation, match="corrected version fails"):
             verify.confirm_erratum(bad, bad, **_erratum_kw())
     assert verify.summarize_registry(verify.load_registry(tmp_path))["deora-eq-24"]["status"] == "false-as-printed"
+
+
+def test_erratum_keeps_its_latex_and_rejects_delimiters(toy_check):
+    x = np.array([1.0, 2.0])
+    bad, good = verify.bound_outcome(2 * x, x, instances=x), verify.bound_outcome(x / 2, x, instances=x)
+    with toy_check("deora-eq-24", "toy"):
+        rec = verify.confirm_erratum(bad, good, **_erratum_kw(printed_tex=r"2x \le x", corrected_tex=r"x/2 \le x"))
+        assert rec.detail["printed"]["tex"] == r"2x \le x" and rec.detail["corrected"]["tex"] == r"x/2 \le x"
+        with pytest.raises(ValueError, match="printed_tex"):
+            verify.confirm_erratum(bad, good, **_erratum_kw(printed_tex="$2x$"))
+        with pytest.raises(ValueError, match="corrected_tex"):
+            verify.confirm_erratum(bad, good, **_erratum_kw(corrected_tex="  "))
 
 
 def test_erratum_printed_and_corrected_on_the_same_instances(toy_check):
@@ -279,3 +292,50 @@ def test_the_returned_record_shows_the_parts_the_check_wrote(tmp_path, monkeypat
     text = str(rec)
     assert "toy-main: the main statement" in text and "toy-sub: the part" in text
     assert "part_records" not in rec.to_json()
+
+
+def test_bound_records_their_search_or_why_there_is_none(toy_check):
+    from attention_theory.search import maximize_over_sizes
+
+    res = maximize_over_sizes(lambda n, x: -(torch_sum_sq(x) - 1.0) ** 2, lambda n, g: g.standard_normal(n),
+                              (1, 2), restarts=2, steps=20)
+    with toy_check("deora-eq-24", "toy"):
+        rec = verify.check_bound([res.best_value], [1.0], "toy bound", search=res)
+        assert rec.detail["search"]["sizes"] == ["1", "2"] and "best_instance" in rec.detail["search"]
+        rec = verify.check_bound([0.5], [1.0], "toy bound", no_search="a finite list of cases, all evaluated")
+        assert rec.detail["no_search"].startswith("a finite list")
+        with pytest.raises(ValueError, match="not both"):
+            verify.check_bound([0.5], [1.0], "toy", search=res, no_search="reason given here")
+        with pytest.raises(ValueError, match="no_search"):
+            verify.check_bound([0.5], [1.0], "toy", no_search=" ")
+        with pytest.raises(TypeError, match="SizedSearch"):
+            verify.check_bound([0.5], [1.0], "toy", search={"sizes": [1]})
+
+
+def torch_sum_sq(x):
+    import torch
+
+    return (torch.as_tensor(x, dtype=torch.float64) ** 2).sum()
+
+
+def test_numpy_objective_lets_both_methods_maximize_a_numpy_formula():
+    from attention_theory.search import NO_INSTANCE, maximize_over_sizes, numpy_objective
+
+    def f(n, z):  # maximum 1 at z = 0, in every dimension n
+        return float(1.0 - np.sum(z ** 2))
+
+    for diff in ("central", "forward"):
+        res = maximize_over_sizes(numpy_objective(f, difference=diff), lambda n, g: g.standard_normal(n),
+                                  (1, 3), restarts=2, steps=50)
+        assert res.best_value == pytest.approx(1.0, abs=1e-6)
+    obj = numpy_objective(lambda n, z: float(np.log(z[0])))
+    assert obj(1, np.array([-1.0])) == NO_INSTANCE and obj(1, np.array([np.inf])) == NO_INSTANCE
+    with pytest.raises(ValueError, match="difference"):
+        numpy_objective(f, difference="backward")
+
+
+def test_maximize_reports_a_start_when_every_restart_is_infinite():
+    from attention_theory.search import maximize
+
+    res = maximize(lambda x: x.sum() * float("inf"), lambda g: g.standard_normal(2), restarts=2, steps=3)
+    assert res.best_value == -math.inf and res.best_x.shape == (2,)

@@ -21,7 +21,7 @@ RECORDS = [
     _record("trauger-lemma-3-1", "bound", "verified"),
     _record("trauger-lemma-3-1", "printed-step", "erratum", kind="proof-step", where="proof",
             source="Proof, Eq. 7", same_instances=True,
-            printed={"text": "a <= b/2", "summary": "FAILS"}, corrected={"text": "a <= b", "summary": "holds"}),
+            printed={"text": "a <= b/2", "tex": r"a \le b/2", "summary": "FAILS"}, corrected={"text": "a <= b", "summary": "holds"}),
     _record("trauger-fig-3", "plateau", "verified"),
     _record("trauger-fig-3", "plateau", "fails", scale="full",
             data={"files": ["results/x/runs-full.json"], "commits": ["abc"], "sha256": ["0"]},
@@ -65,6 +65,8 @@ def built(tmp_path_factory):
         .. paper-status::
 
         .. errata-counts::
+
+        See :erratum:`the printed step <trauger-lemma-3-1/printed-step>`.
         """))
     (root / "claims.rst").write_text("Claims\n======\n\n.. verified-claims::\n")
     (root / "errata.rst").write_text("Errata\n======\n\n.. errata-list::\n")
@@ -99,3 +101,26 @@ def test_errata_are_grouped_by_paper_and_kind_with_counts(built):
     assert "kind: proof step, in the proof" in page and "same instances" in page
     index = (built / "index.html").read_text()
     assert "1 (0 / 1)" in index  # one proof-step erratum: none in a statement, one in a proof
+
+
+def test_statement_boxes_show_their_claim_id_and_registry_status(built):
+    index = (built / "index.html").read_text()
+    assert index.count('class="attn-claim-badge"') == 2
+    assert ('<span class="pre">trauger-fig-3</span></code> · <a class="reference internal" '
+            'href="claims.html#claims-trauger"><span class="attn-status attn-status-fails">fails') in index
+    assert 'class="attn-status attn-status-fails"' in index
+    assert 'class="attn-status attn-status-proof-erratum"' in index
+
+
+def test_erratum_role_links_to_the_entry(built):
+    index = (built / "index.html").read_text()
+    assert 'href="errata.html#erratum-trauger-lemma-3-1-printed-step"' in index
+    assert (built / "errata.html").read_text().count('id="erratum-trauger-lemma-3-1-printed-step"') == 1
+
+
+def test_errata_page_has_a_summary_table_and_printed_corrected_side_by_side(built):
+    page = (built / "errata.html").read_text()
+    assert 'id="errata-summary"' in page and 'href="#erratum-trauger-lemma-3-1-printed-step"' in page
+    assert "attn-erratum-pair" in page and "as printed (fails)" in page and "corrected (passes)" in page
+    assert r"\(\displaystyle a \le b/2\)" in page    # typeset from its LaTeX
+    assert "a &lt;= b" in page                          # no LaTeX given: the plain text

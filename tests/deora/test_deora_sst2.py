@@ -56,20 +56,21 @@ def test_load_sst2_bad_sources(tmp_path):
 
 
 def test_load_sst2_from_datasets_cache_offline(monkeypatch):
+    import os
+
     calls = []
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
 
     def load_dataset(name, config):
-        calls.append((name, config))
+        calls.append((name, config, os.environ.get("HF_DATASETS_OFFLINE")))
         return {"train": {"sentence": ["good", "bad"], "label": [1, 0]},
                 "validation": {"sentence": ["fine"], "label": [1]}}
 
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
     sst = ds.load_sst2("hf")
-    assert calls == [("glue", "sst2")]
+    assert calls == [("glue", "sst2", "1")]                  # offline while loading ...
     assert sst["train"][0] == ["good", "bad"] and sst["validation"][1].tolist() == [1]
-    import os
-
-    assert os.environ.get("HF_DATASETS_OFFLINE") == "1"
+    assert "HF_DATASETS_OFFLINE" not in os.environ           # ... and the environment restored
 
 
 def test_load_sst2_empty_datasets_cache_names_the_fetch_command(monkeypatch):
@@ -296,3 +297,24 @@ def test_encoder_init_does_not_depend_on_the_default_dtype():
     finally:
         torch.set_default_dtype(default)
     assert all(torch.equal(x, y) and x.dtype == torch.float32 for x, y in zip(a.parameters(), b.parameters()))
+
+
+def test_loaders_leave_the_process_environment_and_generator_as_they_were(fixture_dirs, monkeypatch):
+    import os
+
+    import torch
+
+    for k in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")             # a user's own setting is kept
+    torch.manual_seed(1234)
+    before = torch.random.get_rng_state().clone()
+    tok = ds.load_tokenizer(fixture_dirs["model"])
+    model = ds.build_model(fixture_dirs["model"], 4, seed=3)
+    ds.finetune(model, tok, ds.load_sst2(fixture_dirs["data"])["train"], max_steps=2, progress=False)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert os.environ["HF_HUB_OFFLINE"] == "0"
+    assert "HF_DATASETS_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
+    again = ds.build_model(fixture_dirs["model"], 4, seed=3)
+    for a, b in zip(ds.build_model(fixture_dirs["model"], 4, seed=3).parameters(), again.parameters()):
+        assert torch.equal(a, b)

@@ -44,3 +44,50 @@ def test_relative_and_max():
 def test_bad_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         log_slope(**kwargs)
+
+
+def test_power_exponent_recovers_an_exact_power_law():
+    from attention_theory.foundations.trend import power_exponent
+
+    x = np.array([1.0, 10.0, 100.0, 1e4])
+    est = power_exponent(x, 3 * x ** 0.5)
+    assert est.exponent == pytest.approx(0.5, abs=1e-12)
+    assert est.low == pytest.approx(0.5, abs=1e-9) and est.high == pytest.approx(0.5, abs=1e-9)
+    assert est.growth == pytest.approx(100.0)
+
+
+def test_power_exponent_interval_widens_with_noise():
+    from attention_theory.foundations.trend import power_exponent
+
+    rng = np.random.default_rng(0)
+    x = np.logspace(0, 4, 12)
+    est = power_exponent(x, x ** 0.3 * np.exp(0.2 * rng.standard_normal(12)))
+    assert est.low < 0.3 < est.high and est.high - est.low > 0.01
+
+
+@pytest.mark.parametrize("bad, match", [({"x": [1.0, 1.0, 2.0]}, "x"), ({"x": [1.0, 2.0]}, "x"),
+                                        ({"ratio": [1.0, -1.0, 2.0]}, "ratio"),
+                                        ({"ratio": [1.0, float("nan"), 2.0]}, "ratio")])
+def test_power_exponent_rejects_bad_input(bad, match):
+    from attention_theory.foundations.trend import power_exponent
+
+    args = {"x": [1.0, 2.0, 4.0], "ratio": [1.0, 2.0, 3.0], **bad}
+    with pytest.raises(ValueError, match=match):
+        power_exponent(args["x"], args["ratio"])
+
+
+def test_exponent_outcome_refutes_growth_and_supports_boundedness():
+    from attention_theory.foundations.trend import exponent_outcome
+
+    x = np.logspace(0, 6, 7)
+    grows, flat = x ** 0.5, 2 + 0 * x
+    assert not exponent_outcome(x, grows).passed          # a printed O(1) refuted by growth
+    assert exponent_outcome(x, flat).passed
+    assert exponent_outcome(x, flat, claim="support").passed
+    assert not exponent_outcome(x, x ** 0.2, claim="support").passed
+    out = exponent_outcome(x, grows)
+    assert out.detail["exponent"]["exponent"] == pytest.approx(0.5) and out.detail["exponent"]["claim"] == "refute"
+    with pytest.raises(ValueError, match="margin"):
+        exponent_outcome(x, flat, margin=0.0)
+    with pytest.raises(ValueError, match="claim"):
+        exponent_outcome(x, flat, claim="maybe")

@@ -104,10 +104,20 @@ def test_nc_cor421_class_constants_correct_log():
         cml.check_cor421_class_constants(printed_log=lambda d, k: math.log(2 * d * max(d, k) + 1))
 
 
-def test_nc_cor421_order_huge_constant_still_fails_or_not():
-    # with exponent 0 and a huge constant the "printed" form no longer underestimates
+def test_nc_cor421_order_exponent_zero_is_not_refuted():
+    # a shape that does not vanish with B_qk2 (exponent 0) keeps a bounded ratio: no erratum
     with negative_control("trauger-cor-4-2-1", "order-of-magnitude", match="NOT confirmed"):
-        cml.check_cor421_order(constant=1e300, exponent_per_layer=1e-9)
+        cml.check_cor421_order(constant=1.0, exponent_per_layer=1e-12)
+
+
+def test_nc_cor421_corrected_form_without_the_max():
+    # dropping max(1, .) and (1 + 4 B_qk2) makes the "corrected" form too small somewhere
+    def too_small(d, k, B, Bx, B_w, L, L_sigma, B_c2, B_v2, B_qk2):
+        return 64 * L ** 3 * B * B * Bx ** 2 * L_sigma ** 2 * math.log(2 * d * max(d, k) + 1) * B_w ** 2 \
+            * (L_sigma * B_c2 * B_v2 * B_qk2) ** (2 * (L - 1))
+
+    with negative_control("trauger-cor-4-2-1", "corrected-upper-bound"):
+        cml.check_cor421_order(corrected_form=too_small)
 
 
 def test_nc_corf01_valid_constant():

@@ -183,7 +183,7 @@ def train_heads(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, H: int, spec: TrainSp
                                              "head_spread", "attn_score", "align_W", "align_U")}
     it = range(spec.steps + 1)
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
 
         it = tqdm(it, desc=f"H={H} {spec.optimizer}", leave=False)
     t0 = time.perf_counter()

@@ -23,7 +23,7 @@ from attention_theory.deora import model as md
 from attention_theory.foundations import hessian as hs
 from attention_theory.foundations.tensors import f64
 
-__all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid', 'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
+__all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid', 'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_closed_form', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
 
 
 DT = torch.float64
@@ -40,6 +40,33 @@ def risk_batch(thetas: torch.Tensor, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     Xs, ys = f64(Xs), f64(ys)
     out = md.multi_head_output_flat(thetas, Xs, H)     # data (n, T, d) against (m, p): (m, n)
     return torch.nn.functional.softplus(-ys * out).mean(dim=1)
+
+
+def risk_closed_form(theta: torch.Tensor, Xs: torch.Tensor, ys: torch.Tensor, H: int, *,
+                     hessian: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """``(L^, grad L^, Hess L^)`` at ``theta`` from the closed forms of Lemma 1 and Eq. (65), head by
+    head and sample by sample (differentiable; much cheaper than ``torch.func.hessian`` at the small
+    sizes the adversarial searches use).  ``Xs (n, T, d)``, ``ys (n,)``; ``hessian=False`` skips the
+    Hessian (returned as ``None``)."""
+    n, T, d = Xs.shape
+    Us, Ws = md.unpack_heads(theta, H, T, d)
+    s = 1.0 / math.sqrt(H)
+    L = torch.zeros((), dtype=DT)
+    G = torch.zeros(theta.shape[0], dtype=DT)
+    Hs = torch.zeros(theta.shape[0], theta.shape[0], dtype=DT)
+    for i in range(n):
+        X = Xs[i]
+        out = s * sum(md.single_head(X, Ws[h], Us[h]) for h in range(H))
+        g = s * torch.cat([torch.cat([md.grad_U(X, Ws[h]).reshape(-1), md.grad_W(X, Ws[h], Us[h]).reshape(-1)])
+                           for h in range(H)])
+        z = ys[i] * out
+        l1, l2 = -torch.sigmoid(-z), torch.sigmoid(z) * torch.sigmoid(-z)
+        L = L + torch.nn.functional.softplus(-z)
+        G = G + l1 * ys[i] * g
+        if hessian:
+            hess = s * torch.block_diag(*[md.hessian_closed_form(X, Ws[h], Us[h]) for h in range(H)])
+            Hs = Hs + l2 * torch.outer(g, g) + l1 * ys[i] * hess
+    return L / n, G / n, (Hs / n if hessian else None)
 
 
 def norm_2inf(theta: Any, H: int, T: int, d: int) -> float:
@@ -141,7 +168,7 @@ def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int 
     full = md.pack_heads(Us, Ws)
     p1 = md.head_size(T, d)
     out: dict[str, list] = {k: [] for k in ("H", "lam", "L", "b", "method", "lanczos")}
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
 
     for H in tqdm(Hs, desc="heads", leave=False, disable=scale() == "smoke"):
         th = full[:H * p1].clone()
@@ -194,7 +221,8 @@ def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, 
     like ``H^{-1/2}`` while ``||theta||_{2,inf}`` stays fixed, so the ratio against ``beta3 L / sqrt(H)``
     stays of order one: a bound decaying like ``1/H`` is exceeded once ``H`` is large.  Returns
     lists keyed ``H``, ``lam``, ``L``, ``b``, ``method``, ``lanczos`` plus ``T``, ``d``, ``search``
-    (the search's budget and best instance) and the instance itself, ``X`` and ``head``.
+    (the search's budget and best instance), ``search_result`` (the
+    :class:`~attention_theory.search.SizedSearch` itself) and the instance, ``X`` and ``head``.
     """
     from attention_theory.search import maximize_over_sizes
 
@@ -223,7 +251,7 @@ def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, 
         for k, v in (("H", H), ("lam", lam), ("L", float(loss(th))), ("b", float(torch.linalg.vector_norm(head))),
                      ("method", "exact" if exact else "lanczos"), ("lanczos", lz)):
             out[k].append(v)
-    out["T"], out["d"], out["search"] = T, d, res.record()["search"]
+    out["T"], out["d"], out["search"], out["search_result"] = T, d, res.record()["search"], res
     out["X"], out["head"] = X, head
     return out
 
@@ -241,14 +269,15 @@ def heads_grid() -> tuple[int, ...]:
 def glqc_1d_ratio(c: float, f: np.ndarray, g0: float, g1: float) -> float:
     """Solve ``g'' = -c g + f`` on ``[0, 1]`` with ``g(0) = g0``, ``g(1) = g1`` (finite
     differences on the grid of ``f``) and return ``max g / (g0 v g1)``."""
+    import scipy.linalg as sl
+
     N = f.size
     h = 1.0 / (N - 1)
     m = N - 2
-    main = np.full(m, -2.0 / h**2 + c)
-    off = np.full(m - 1, 1.0 / h**2)
-    A = np.diag(main) + np.diag(off, 1) + np.diag(off, -1)
+    ab = np.empty((3, m))                      # the tridiagonal matrix in banded storage
+    ab[0, :], ab[1, :], ab[2, :] = 1.0 / h**2, -2.0 / h**2 + c, 1.0 / h**2
     rhs = f[1:-1].copy()
     rhs[0] -= g0 / h**2
     rhs[-1] -= g1 / h**2
-    g = np.concatenate([[g0], np.linalg.solve(A, rhs), [g1]])
+    g = np.concatenate([[g0], sl.solve_banded((1, 1), ab, rhs), [g1]])
     return float(g.max() / max(g0, g1)) if g.min() > 0 else float("nan")

@@ -33,11 +33,12 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import math
 import os
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -105,10 +106,24 @@ def read_glue_tsv(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
     return sents, np.asarray(labels, dtype=np.int64)
 
 
-def _offline_env() -> None:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+_OFFLINE_VARS = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+
+@contextlib.contextmanager
+def _offline() -> Iterator[None]:
+    """Hugging Face libraries offline for the duration of a load (a user's own setting wins);
+    the process environment is restored afterwards."""
+    saved = {k: os.environ.get(k) for k in _OFFLINE_VARS}
+    for k in _OFFLINE_VARS:
+        os.environ.setdefault(k, "1")
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def load_sst2(source: str | os.PathLike | None = None) -> dict[str, tuple[list[str], np.ndarray]]:
@@ -128,13 +143,13 @@ def load_sst2(source: str | os.PathLike | None = None) -> dict[str, tuple[list[s
         if not root.is_dir():
             raise FileNotFoundError(f"source {root} is not a folder with GLUE SST-2 train.tsv and dev.tsv")
         return {"train": read_glue_tsv(root / "train.tsv"), "validation": read_glue_tsv(root / "dev.tsv")}
-    _offline_env()
     try:
         import datasets
     except ImportError:
         raise ModuleNotFoundError(f"loading glue/sst2 from the cache needs `datasets`: {INSTALL_EXTRA}") from None
     try:
-        ds = datasets.load_dataset("glue", "sst2")
+        with _offline():
+            ds = datasets.load_dataset("glue", "sst2")
     except Exception as exc:  # datasets raises several kinds when the cache is empty offline
         raise FileNotFoundError(f"glue/sst2 is not in the datasets cache ({type(exc).__name__}: {exc}); "
                                 f"on a connected machine run: {FETCH_DATA}") from None
@@ -159,17 +174,19 @@ def build_model(name_or_path: str | os.PathLike, num_attention_heads: int, *, nu
     Raises ``ValueError`` when ``H`` does not divide the hidden size.
     """
     num_attention_heads = check_int(num_attention_heads, "num_attention_heads")
-    _offline_env()
     from transformers import AutoConfig, AutoModelForSequenceClassification
 
-    config = AutoConfig.from_pretrained(name_or_path, local_files_only=True)
+    with _offline():
+        config = AutoConfig.from_pretrained(name_or_path, local_files_only=True)
     hidden = int(config.hidden_size)
     if hidden % num_attention_heads:
         raise ValueError(f"num_attention_heads={num_attention_heads} must divide the hidden size {hidden} "
                          f"of {name_or_path} (head size = hidden / H)")
-    torch.manual_seed(seed)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        name_or_path, num_attention_heads=num_attention_heads, num_labels=num_labels, local_files_only=True)
+    # the new classifier head is drawn from torch's global generator: seed it, and restore it after
+    with _offline(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            name_or_path, num_attention_heads=num_attention_heads, num_labels=num_labels, local_files_only=True)
     if model.config.num_attention_heads != num_attention_heads:
         raise RuntimeError(f"the loaded model has {model.config.num_attention_heads} heads, "
                            f"not the requested {num_attention_heads}")
@@ -180,10 +197,10 @@ def build_model(name_or_path: str | os.PathLike, num_attention_heads: int, *, nu
 
 def load_tokenizer(name_or_path: str | os.PathLike) -> Any:
     """The model's tokenizer, from local files only."""
-    _offline_env()
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(name_or_path, local_files_only=True)
+    with _offline():
+        return AutoTokenizer.from_pretrained(name_or_path, local_files_only=True)
 
 
 def _batches(n: int, batch_size: int, gen: torch.Generator | None) -> list[np.ndarray]:
@@ -239,10 +256,21 @@ def finetune(model: Any, tokenizer: Any, train: tuple[Sequence[str], Any],
     if len(sents) != len(labels) or len(labels) == 0:
         raise ValueError(f"train sentences and labels must be non-empty and equally long, got {len(sents)} "
                          f"and {len(labels)}")
+    # dropout draws from torch's global generator: seed it for this loop and restore it after
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return _finetune_loop(model, tokenizer, sents, labels, validation, lr=lr, batch_size=batch_size,
+                              epochs=epochs, weight_decay=weight_decay, max_length=max_length, seed=seed,
+                              max_steps=max_steps, device=device, progress=progress, desc=desc)
+
+
+def _finetune_loop(model: Any, tokenizer: Any, sents: Sequence[str], labels: torch.Tensor,
+                   validation: tuple[Sequence[str], Any] | None, *, lr: float, batch_size: int, epochs: int,
+                   weight_decay: float, max_length: int, seed: int, max_steps: int | None, device: Any,
+                   progress: bool, desc: str) -> dict[str, Any]:
     from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
 
     gen = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
     model.to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     step_loss: list[float] = []

@@ -357,7 +357,7 @@ def monte_carlo(cfg: dict[str, Any] | None = None, *, progress: bool = False) ->
     gap, stab, rstab, train, test, bmax = [], [], [], [], [], 0.0
     it = range(cfg["sets"])
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
         it = tqdm(it, leave=False, desc="training sets")
     for s in it:
         Xs, ys = noisy_lin_tokens(n, T, d, seed=1000 + s, **kw)

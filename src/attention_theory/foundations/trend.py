@@ -3,6 +3,11 @@ bootstrap interval over the draws (or runs) of each ``T``.
 
 A statement such as "the gap does not grow with the sequence length" is tested by requiring the
 interval of the slope to lie below a stated margin, never by a trend test that fails to reject.
+An ``O(.)`` statement ``LHS = O(g)`` along a sequence of instances is tested the same way
+(:func:`power_exponent`, :func:`exponent_outcome`): the exponent of ``LHS / g`` in the sequence
+parameter, with an interval, is refuted when the whole interval lies above a margin (the ratio
+grows without bound along the sequence) and supported when the whole interval lies below it.
+
 Used by the word-masking and single-layer checks of Trauger & Tewari and by the sparse-majority
 figures (:mod:`attention_theory.trauger.sparse_majority.evaluation`).
 """
@@ -15,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["TrendEstimate", "log_slope"]
+__all__ = ["TrendEstimate", "log_slope", "ExponentEstimate", "power_exponent", "exponent_outcome"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,3 +98,75 @@ def log_slope(Ts: Sequence[int], groups: Sequence[Sequence[float]], *, statistic
     low, high = (float(q) for q in np.quantile(b, [a, 1 - a]))
     return TrendEstimate(point, low, high, level, n_boot, relative, tuple(int(t) for t in T),
                          int(sum(v.size for v in vals)), statistic, float(base))
+
+
+@dataclasses.dataclass(frozen=True)
+class ExponentEstimate:
+    """Exponent ``a`` of ``ratio ~ c x^a`` along a sequence ``x`` (least squares on logs) and its
+    ``level`` interval (Student t, from the residuals: for an exact power law the interval is
+    the point), with the growth of the ratio over the sequence (last / first)."""
+
+    exponent: float
+    low: float
+    high: float
+    level: float
+    n: int
+    x_first: float
+    x_last: float
+    growth: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def power_exponent(x: Sequence[float], ratio: Sequence[float], *, level: float = 0.95) -> ExponentEstimate:
+    """Least-squares slope of ``log ratio`` against ``log x`` with a ``level`` t-interval.
+
+    ``x``: at least three distinct positive values (a sequence of sizes, norms, ``1/eps``...);
+    ``ratio``: positive and finite, one per ``x``.  ``ValueError`` naming the argument otherwise.
+    """
+    from scipy.stats import t as student_t
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    xs = np.asarray(list(x), dtype=np.float64)
+    ys = np.asarray(list(ratio), dtype=np.float64)
+    if xs.ndim != 1 or xs.size < 3 or len(set(xs.tolist())) != xs.size or not np.all(np.isfinite(xs)) \
+            or np.any(xs <= 0):
+        raise ValueError(f"x must hold at least three distinct positive finite values, got {xs.tolist()}")
+    if ys.shape != xs.shape or not np.all(np.isfinite(ys)) or np.any(ys <= 0):
+        raise ValueError(f"ratio must hold one positive finite value per x, got {ys.tolist()}")
+    lx, ly = np.log(xs), np.log(ys)
+    xc = lx - lx.mean()
+    a = float(xc @ (ly - ly.mean()) / (xc @ xc))
+    resid = ly - ly.mean() - a * xc
+    dof = xs.size - 2
+    se = math.sqrt(float(resid @ resid) / dof / float(xc @ xc))
+    q = float(student_t.ppf(0.5 + level / 2, dof))
+    order = np.argsort(xs)
+    return ExponentEstimate(a, a - q * se, a + q * se, level, int(xs.size), float(xs[order[0]]),
+                            float(xs[order[-1]]), float(ys[order[-1]] / ys[order[0]]))
+
+
+def exponent_outcome(x: Sequence[float], ratio: Sequence[float], *, margin: float = 0.05,
+                     claim: str = "refute", level: float = 0.95, instances: Any = None) -> Any:
+    """An outcome for ``ratio = O(1)`` along the sequence ``x`` (ratio = LHS over the O-shape).
+
+    ``claim="refute"``: passes unless the whole exponent interval lies above ``margin``: a printed
+    ``O(.)`` fails only when the ratio grows along the sequence beyond doubt.
+    ``claim="support"``: passes only if the whole interval lies at or below ``margin``: a
+    corrected ``O(.)`` is supported only by a measured exponent that excludes growth.
+    The exponent, its interval and the growth go to ``detail["exponent"]``.
+    """
+    from attention_theory.verify.outcomes import bound_outcome
+
+    if claim not in ("refute", "support"):
+        raise ValueError(f"claim must be 'refute' or 'support', got {claim!r}")
+    if isinstance(margin, bool) or not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
+        raise ValueError(f"margin must be a finite number > 0, got {margin!r}")
+    est = power_exponent(x, ratio, level=level)
+    side = est.low if claim == "refute" else est.high
+    out = bound_outcome([side], [margin], instances=instances)
+    detail = dict(out.detail)
+    detail["exponent"] = {**est.to_dict(), "margin": margin, "claim": claim}
+    return dataclasses.replace(out, detail=detail)

@@ -216,7 +216,8 @@ def scaled_correlation(inst: ConeInstance, W: np.ndarray, V: np.ndarray, shift: 
     e = np.where(mask, np.exp(-gaps), 0.0)
     s_alpha = 1.0 / (1.0 + e.sum(axis=1))
     w = s_alpha[:, None] * e                          # s_t, t != alpha
-    ws = s_alpha[:, None] * np.where(mask, np.exp(-gaps + shift), 0.0)   # s_t e^shift
+    with np.errstate(over="ignore"):  # a shift far above a gap overflows to inf, which the callers reject
+        ws = s_alpha[:, None] * np.where(mask, np.exp(-gaps + shift), 0.0)   # s_t e^shift
     cov_scaled = np.sum(ws * gt * at, axis=1) - product_term * np.sum(w * gt, axis=1) * np.sum(ws * at, axis=1)
     u = inst.gamma[ar, inst.alpha] - np.sum(w * gt, axis=1)
     lp = -mj.loss_derivative(u, loss)

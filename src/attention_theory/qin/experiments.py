@@ -35,8 +35,8 @@ __all__ = ["SIZES", "e1_instance", "train_recording", "e1_run", "rate_sweep",
            "spearman", "e3_run", "lowrank_spectrum", "EXPERIMENT"]
 
 #: Sizes of each scale.  The "full" scale here is a modest CPU scale: it was sized to finish in
-#: under twenty minutes at nice 19 on a heavily shared two-core machine (the task had no GPU).
-#: The catalogue's GPU sizes (N=32, d=64, m=256, 10 seeds, 2e4 steps) were not run.
+#: under twenty minutes at nice 19 on a heavily shared two-core machine without a GPU.
+#: Larger sizes (N=32, d=64, m=256, 10 seeds, 2e4 steps) were not run.
 SIZES: dict[str, dict[str, Any]] = {
     "smoke": {"e1": dict(N=6, d=12, dk=4, dv=8, m=16, seeds=(0, 1), steps=300, record=30,
                          qk_stds=(0.05,), eta_grid=(0.01, 0.02, 0.05), common_eta=0.02),

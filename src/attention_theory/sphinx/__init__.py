@@ -150,6 +150,12 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     """Collect the labelled statements of this chapter and the claims each block cites."""
     store = _statements(app.env)
     docname = app.env.docname
+    pages = getattr(app.env, "attn_pages", None)
+    if pages is None:
+        pages = app.env.attn_pages = {}
+    for kind, cls in (("claims", claims_placeholder), ("errata", errata_placeholder)):
+        if any(True for _ in doctree.findall(cls)):
+            pages[kind] = docname
     current: bp.Statement | None = None
     for node in doctree.findall(lambda n: _is_statement(n) or isinstance(n, pending_xref)):
         if isinstance(node, pending_xref):
@@ -234,7 +240,8 @@ def _link(app: Sphinx, fromdoc: str, label: str, labels: dict[str, dict[str, Any
     return ref
 
 
-def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
+def _table(headers: list[str], rows: list[list[Any]], widths: list[int]) -> nodes.table:
+    """A registry table; a cell is a string, a node (set in a paragraph) or a list of block nodes."""
     # "colwidths-given": the LaTeX writer then wraps every column at its share of the line
     # (otherwise the first column is set on one line and pushes the others off the PDF page)
     table = nodes.table(classes=["attn-registry", "colwidths-given"])
@@ -254,7 +261,9 @@ def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[
         row = nodes.row()
         for cell in r:
             entry = nodes.entry()
-            if isinstance(cell, nodes.Node):
+            if isinstance(cell, list):
+                entry.extend(cell)
+            elif isinstance(cell, nodes.Node):
                 para = nodes.paragraph()
                 para += cell
                 entry += para
@@ -274,7 +283,103 @@ def _fmt(x: Any) -> str:
         return str(x)
 
 
+def _page_of(app: Sphinx, kind: str) -> str | None:
+    """The document holding the ``verified-claims`` (``kind="claims"``) or ``errata-list``
+    (``kind="errata"``) directive, recorded when it was read."""
+    return getattr(app.env, "attn_pages", {}).get(kind)
+
+
+class erratum_ref(nodes.Inline, nodes.Element):
+    """``{erratum}`claim-id/check``` (or ``{erratum}`text <claim-id/check>```): a link to that
+    erratum's entry on the errata page, resolved when the registry is complete."""
+
+
+def erratum_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                 options: dict | None = None, content: list | None = None) -> tuple[list, list]:
+    import re
+
+    m = re.fullmatch(r"\s*(?:(?P<title>.+?)\s*<(?P<t1>[^<>]+)>|(?P<t2>[^<>]+))\s*", text)
+    target = (m.group("t1") or m.group("t2")).strip() if m else ""
+    cid, _, check = target.partition("/")
+    if not m or not CLAIM_ID_PATTERN.match(cid) or not check:
+        msg = inliner.reporter.error(f"erratum role: expected 'claim-id/check', got {text!r}", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    node = erratum_ref(rawtext, claim_id=cid, check=check, title=(m.group("title") or "").strip())
+    return [node], []
+
+
+def _resolve_erratum_refs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    refs = list(doctree.findall(erratum_ref))
+    if not refs:
+        return
+    errata = {(r["claim_id"], r["check"]) for r in load_registry(_registry_path(app)) if r["status"] == "erratum"}
+    for node in refs:
+        cid, check = node["claim_id"], node["check"]
+        text = node["title"] or f"erratum {cid} / {check}"
+        if (cid, check) not in errata:
+            logger.warning(f"{{erratum}} link to {cid}/{check}: the registry has no such erratum",
+                           location=node)
+        errata_doc = _page_of(app, "errata")
+        if app.builder.format == "html" and errata_doc is not None:
+            ref = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(
+                docname, errata_doc) + f"#erratum-{cid}-{check}")
+            ref += nodes.Text(text)
+            node.replace_self(ref)
+        else:
+            node.replace_self(nodes.Text(text))
+
+
+def _registry_summary(app: Sphinx) -> dict[str, dict[str, Any]]:
+    """The registry's per-claim summary, read once per build (after every chapter ran)."""
+    cached = getattr(app, "_attn_summary", None)
+    if cached is None:
+        cached = summarize_registry(load_registry(_registry_path(app)))
+        app._attn_summary = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _badge(app: Sphinx, docname: str, cid: str, status: str, reconstructed: bool) -> nodes.paragraph:
+    """``Claim <id> · <status>`` at the top of a statement box, linking to its paper's table on
+    the Verified claims page (the same status the registry gives)."""
+    para = nodes.paragraph(classes=["attn-claim-badge"])
+    para += nodes.Text("Claim ")
+    para += nodes.literal(text=cid)
+    para += nodes.Text(" · ")
+    key = status if status in STATUS_TEXT else "no-record"
+    label = nodes.inline(classes=["attn-status", f"attn-status-{key}"])
+    label += nodes.Text(STATUS_TEXT[key])
+    claims_doc = _page_of(app, "claims")
+    if claims_doc is not None:
+        ref = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(
+            docname, claims_doc) + f"#claims-{cid.split('-', 1)[0]}")
+        ref += label
+        para += ref
+    else:
+        para += label
+    if reconstructed and key != "reconstruction":
+        para += nodes.Text(" · reconstruction")
+    return para
+
+
+def _add_badges(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Give every statement box of the page its claim ID and status badge."""
+    statements = _statements(app.env)
+    summary = None
+    for node in list(doctree.findall(_is_statement)):
+        cid = str(node["label"])
+        if not CLAIM_ID_PATTERN.match(cid) or cid not in statements:
+            continue
+        if summary is None:
+            summary = _registry_summary(app)
+        status = summary.get(cid, {}).get("status", "no-record")
+        content = next((c for c in node.children if isinstance(c, nodes.section)), None)
+        if content is not None:
+            content.insert(0, _badge(app, docname, cid, status, statements[cid].reconstructed))
+
+
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    _add_badges(app, doctree, docname)
+    _resolve_erratum_refs(app, doctree, docname)
     has_claims = list(doctree.findall(claims_placeholder))
     has_errata = list(doctree.findall(errata_placeholder))
     has_graph = list(doctree.findall(graph_placeholder))
@@ -321,6 +426,11 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         items: list[nodes.Node] = []
         if not errata:
             items.append(nodes.paragraph(text="No erratum has been confirmed by a check yet."))
+        else:
+            summary_sec = nodes.section(ids=["errata-summary"])
+            summary_sec += nodes.title(text="All errata at a glance")
+            summary_sec += _errata_summary(app, docname, errata)
+            items.append(summary_sec)
         for paper, name in PAPERS.items():
             mine = [r for r in errata if r["claim_id"].split("-", 1)[0] == paper]
             if not mine:
@@ -479,17 +589,44 @@ def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
                     if d.get("same_instances") else
                     f"Printed and corrected ran on different instances: {d.get('different_instances_reason', '')}")
     sec += p
-    bl = nodes.bullet_list()
-    for key, label in (("printed", "As printed (fails)"), ("corrected", "Corrected (passes)")):
-        li = nodes.list_item()
-        para = nodes.paragraph()
-        para += nodes.strong(text=f"{label}: ")
-        para += nodes.literal(text=d[key]["text"])
-        para += nodes.Text(f" — {d[key]['summary']}.")
-        li += para
-        bl += li
-    sec += bl
+    cells = []
+    for key in ("printed", "corrected"):
+        cell: list[nodes.Node] = []
+        tex = d[key].get("tex")
+        if tex:
+            # inline math in a paragraph: a display block inside a table cell breaks the LaTeX writer
+            para = nodes.paragraph()
+            para += nodes.math(tex, r"\displaystyle " + tex)
+            cell.append(para)
+        else:
+            para = nodes.paragraph()
+            para.extend(_text_with_math(d[key]["text"]))
+            cell.append(para)
+        outcome = nodes.paragraph(classes=["attn-erratum-outcome"])
+        outcome += nodes.emphasis(text=d[key]["summary"])
+        cell.append(outcome)
+        cells.append(cell)
+    table = _table(["as printed (fails)", "corrected (passes)"], [cells], [50, 50])
+    table["classes"].append("attn-erratum-pair")
+    sec += table
     return sec
+
+
+def _errata_summary(app: Sphinx, docname: str, errata: list[dict[str, Any]]) -> nodes.table:
+    """One row per erratum: paper, location (the paper's source), kind and place, and the entry."""
+    from attention_theory.verify.rerun import natural_key
+
+    rows = []
+    for paper, name in PAPERS.items():
+        mine = sorted((r for r in errata if r["claim_id"].split("-", 1)[0] == paper),
+                      key=lambda r: (list(ERRATUM_KINDS).index(r["detail"]["kind"]), natural_key(r["claim_id"])))
+        for r in mine:
+            d = r["detail"]
+            ref = nodes.reference("", "", internal=True, refid=f"erratum-{r['claim_id']}-{r['check']}")
+            ref += nodes.Text(r["description"][:110] + ("…" if len(r["description"]) > 110 else ""))
+            rows.append([name.split(" (")[0], str(d.get("source", "")),
+                         f"{ERRATUM_KINDS[d['kind']]} ({d['where']})", ref])
+    return _table(["paper", "location", "kind (place)", "erratum"], rows, [14, 22, 18, 46])
 
 
 def _env_check_consistency(app: Sphinx, env: Any) -> None:
@@ -517,7 +654,11 @@ table.attn-registry td { overflow-wrap: anywhere; }
 table.attn-registry th { overflow-wrap: normal; hyphens: auto; }
 table.attn-registry th p, table.attn-registry td p { margin: 0; }
 button.attn-copy { font-size: 0.85em; padding: 0 0.4em; white-space: nowrap; }
-"""
+p.attn-claim-badge { font-size: 0.85em; margin: 0 0 0.5em 0; color: #444; }
+span.attn-status { padding: 0 0.35em; border-radius: 3px; color: #222; }
+/* outputs and code wrap instead of scrolling: nothing is cut off on the page or in print */
+div.cell_output pre, div.cell_input pre, div.output pre, article div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+""" + "".join(f"span.attn-status-{k} {{ background: {v}; }}\n" for k, v in bp.STATUS_COLOURS.items())
 
 
 def _build_finished(app: Sphinx, exc: Exception | None) -> None:
@@ -565,6 +706,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("dependency-graph", DependencyGraphDirective)
     app.add_directive("paper-status", PaperStatusDirective)
     app.add_node(errata_counts_placeholder)
+    app.add_node(erratum_ref)
+    app.add_role("erratum", erratum_role)
     app.add_directive("errata-counts", ErrataCountsDirective)
     app.connect("doctree-read", _doctree_read)
     app.connect("env-purge-doc", _purge_doc)

@@ -31,7 +31,7 @@ from typing import Iterable, Mapping
 
 from attention_theory.verify.registry import CLAIM_STATUSES
 
-__all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "NOT_AS_PRINTED", "node_status", "layers",
+__all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "NOT_AS_PRINTED", "node_status", "layers", "plain_title",
            "downstream", "paper_counts", "render_svg"]
 
 STATUS_COLOURS = {
@@ -137,6 +137,27 @@ def paper_counts(statements: Mapping[str, Statement],
     return out
 
 
+_TEX_WORDS = {r"\ell": "ℓ", r"\infty": "∞", r"\le": "≤", r"\ge": "≥", r"\sqrt": "√", r"\top": "ᵀ",
+              r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ", r"\epsilon": "ε",
+              r"\sigma": "σ", r"\theta": "θ", r"\lambda": "λ", r"\psi": "ψ", r"\Phi": "Φ", r"\|": "‖"}
+
+
+def plain_title(title: str) -> str:
+    """A statement title for a tooltip (plain text, where MathJax does not run): ``$...$`` spans
+    lose their delimiters, common TeX commands become their Unicode characters, and remaining
+    backslash commands, braces and sub/superscript marks are dropped."""
+    import re
+
+    def plain(m: "re.Match[str]") -> str:
+        t = m.group(1)
+        for k in sorted(_TEX_WORDS, key=len, reverse=True):
+            t = t.replace(k, _TEX_WORDS[k])
+        t = re.sub(r"\\[A-Za-z]+", "", t)
+        return re.sub(r"[{}_^]", "", t)
+
+    return re.sub(r"\$([^$]*)\$", plain, title)
+
+
 def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str, str],
                hrefs: Mapping[str, str], *, title: str = "") -> str:
     """An SVG drawing of the graph: layers left to right, arrows from a used claim to its user.
@@ -190,7 +211,7 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
         x, y = pos[k]
         outline = "#c0392b" if k in tainted else "#555"
         sw = 2 if k in tainted else 1
-        tip = html.escape(f"{k}: {STATUS_TEXT[status[k]]}" + (f" — {s.title}" if s.title else "")
+        tip = html.escape(f"{k}: {STATUS_TEXT[status[k]]}" + (f" — {plain_title(s.title)}" if s.title else "")
                           + (" (rests on a statement that fails as printed)" if k in tainted else ""))
         parts.append(f'<a href="{html.escape(hrefs.get(k, "#"))}"><g><title>{tip}</title>'
                      f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="4" '

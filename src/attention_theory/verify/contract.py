@@ -213,9 +213,16 @@ def check_bound(lhs: Any, rhs: Any, description: str, *, rtol: float = 1e-9, ato
                 tolerance_reason: str | None = None,
                 claim_id: str | None = None, check: str | None = None,
                 params: dict[str, Any] | None = None, seed: int | None = None,
-                device: str | None = None, extra: dict[str, Any] | None = None) -> CheckRecord:
+                device: str | None = None, extra: dict[str, Any] | None = None,
+                search: Any = None, no_search: str | None = None) -> CheckRecord:
     """Assert ``lhs <= rhs * (1 + rtol) + atol`` on every instance, record the worst ratio,
     raise :class:`ClaimViolation` otherwise.
+
+    ``search``: the :class:`~attention_theory.search.SizedSearch` whose best instances are among
+    ``lhs``/``rhs`` (its budget, best value per size and best instance go to ``detail["search"]``);
+    ``no_search``: why the statement admits no adversarial search (an empirical statement about
+    a training run, a finite list of cases...), recorded as ``detail["no_search"]``.  Give one of
+    the two: the contract test requires it of every bound record.
 
     A NaN or an infinity on either side raises :class:`ClaimViolation` naming the side and the
     instance.  ``rtol``/``atol`` above :data:`~attention_theory.verify.outcomes.MAX_RTOL` /
@@ -223,8 +230,26 @@ def check_bound(lhs: Any, rhs: Any, description: str, *, rtol: float = 1e-9, ato
     the record's ``detail``); a negative, infinite or NaN tolerance raises ``ValueError``.
     Nothing is written unless the bound holds.
     """
+    extra = dict(extra or {})
+    extra.update(_search_detail(search, no_search))
     return _finish(bound_outcome(lhs, rhs, rtol=rtol, atol=atol, tolerance_reason=tolerance_reason),
                    description, claim_id, check, params, seed, device, extra)
+
+
+def _search_detail(search: Any, no_search: str | None) -> dict[str, Any]:
+    """``detail`` entries for ``check_bound(search=..., no_search=...)``."""
+    if search is not None and no_search is not None:
+        raise ValueError("give either search (the adversarial search) or no_search (why there is none), not both")
+    if no_search is not None:
+        if not isinstance(no_search, str) or not no_search.strip():
+            raise ValueError("no_search must be a non-empty string saying why no search applies")
+        return {"no_search": no_search}
+    if search is None:
+        return {}
+    record = getattr(search, "record", None)
+    if not callable(record):
+        raise TypeError(f"search must be a SizedSearch (from maximize_over_sizes), got {type(search).__name__}")
+    return dict(record())
 
 
 def check_identity(computed: Any, reference: Any, description: str, *, atol: float = 1e-12,
@@ -259,7 +284,8 @@ def check_interval(value: float, low: float, high: float, description: str, *,
 
 def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, printed_text: str,
                     corrected_text: str, source: str, kind: str, where: str | None = None,
-                    different_instances_reason: str | None = None, claim_id: str | None = None,
+                    different_instances_reason: str | None = None, printed_tex: str | None = None,
+                    corrected_tex: str | None = None, claim_id: str | None = None,
                     check: str | None = None, params: dict[str, Any] | None = None,
                     seed: int | None = None, device: str | None = None) -> CheckRecord:
     """Record a confirmed erratum: the printed version must fail and the corrected pass, on the
@@ -271,6 +297,9 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
     notation of its proof; implied by ``kind="proof-step"``).  Both outcomes must carry the
     fingerprint of their instances (``instances=`` of the outcome functions) and the two must be
     equal, unless ``different_instances_reason`` says why they cannot be (it is recorded).
+
+    ``printed_tex``/``corrected_tex``: the two versions in LaTeX (math mode, without ``$``), for
+    the errata page; ``printed_text``/``corrected_text`` stay the plain-text versions.
 
     Raises :class:`ClaimViolation` if the printed version passes (then the suspected erratum is
     *refuted*, and the chapter must say so) or if the corrected version fails (then the
@@ -284,6 +313,9 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
         raise ValueError(f"where must be 'statement' or 'proof', got {where!r}")
     if kind == "proof-step" and where != "proof":
         raise ValueError("an erratum of kind 'proof-step' is in the proof (where='proof')")
+    for name_, tex in (("printed_tex", printed_tex), ("corrected_tex", corrected_tex)):
+        if tex is not None and (not isinstance(tex, str) or not tex.strip() or "$" in tex):
+            raise ValueError(f"{name_} must be a non-empty LaTeX formula without '$' delimiters, got {tex!r}")
     fp_p, fp_c = printed.detail.get("instances"), corrected.detail.get("instances")
     if different_instances_reason is not None:
         if (not isinstance(different_instances_reason, str)
@@ -309,9 +341,11 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
         "same_instances": different_instances_reason is None,
         **({"different_instances_reason": " ".join(different_instances_reason.split())}
            if different_instances_reason is not None else {}),
-        "printed": {"text": printed_text, "summary": printed.summary(), "worst": printed.worst,
+        "printed": {"text": printed_text, **({"tex": printed_tex} if printed_tex else {}),
+                    "summary": printed.summary(), "worst": printed.worst,
                     "n_instances": printed.n_instances, "detail": printed.detail},
-        "corrected": {"text": corrected_text, "summary": corrected.summary(),
+        "corrected": {"text": corrected_text, **({"tex": corrected_tex} if corrected_tex else {}),
+                      "summary": corrected.summary(),
                       "worst": corrected.worst, "n_instances": corrected.n_instances,
                       "detail": corrected.detail},
     }

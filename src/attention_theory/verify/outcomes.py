@@ -151,6 +151,11 @@ class Outcome:
         verdict = "holds" if self.passed else "FAILS"
         if self.detail.get("non_finite"):
             return f"{verdict} on {self.n_instances} instance(s): {self.detail['non_finite']}"
+        if self.kind == "bound" and "exponent" in self.detail:
+            e = self.detail["exponent"]
+            return (f"{verdict}: the ratio's exponent along the sequence {e['x_first']:.3g} .. {e['x_last']:.3g} "
+                    f"is {e['exponent']:.3g}, {e['level']:.0%} interval [{e['low']:.3g}, {e['high']:.3g}] "
+                    f"(margin {e['margin']:.3g}; growth over the sequence x{e['growth']:.3g})")
         if self.kind == "bound":
             return (f"{verdict} on {self.n_instances} instance(s); "
                     f"worst LHS/RHS = {self.worst:.6g}")

@@ -27,6 +27,12 @@ from attention_theory.deora.experiment_runs import (
 )
 from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check
 
+_RUNS = ("an empirical statement about the App. G training runs (every H and trial of the smoke runs, "
+         "or of the committed full-scale results): the runs are the instances, there is no continuous "
+         "instance space to search")
+_FULL = ("an empirical statement about the committed full-scale App. G results (every optimizer, H and "
+         "trial): the runs are the instances, there is nothing to search")
+
 __all__ = ['check_dm1_engines_agree', 'check_dm1_settings', 'check_dm2_margin', 'check_dm2_margin_filter', 'check_dm2_recovery', 'check_fig2_attention', 'check_fig2_full_margin', 'check_fig2_loss_increasing', 'check_fig2_margin', 'check_fig2_rate', 'check_fig3_adam', 'check_fig3_gd', 'check_fig4_loss_decreasing', 'check_fig4_more_heads_lower_loss', 'check_fig5_momentum_faster_than_gd', 'check_fig5_more_heads_lower_loss', 'check_symmetry_breaking', 'check_zero_init_symmetry']
 
 
@@ -44,7 +50,10 @@ def check_dm2_margin_filter(*, claimed_margin: float = 0.2, gamma_dm2: float = 0
         rhs.append(margin)
     return check_bound(np.concatenate(lhs), np.nextafter(np.concatenate(rhs), -np.inf),
                        f"kept DM2 samples have normalized teacher margin > {claimed_margin}",
-                       params={"gamma_dm2": gamma_dm2, "n": n, "seeds": list(seeds)}, seed=seeds[0])
+                       params={"gamma_dm2": gamma_dm2, "n": n, "seeds": list(seeds)}, seed=seeds[0],
+                       no_search="a property of the DM2 sampler's output (rejection at the margin), checked "
+                       "on every kept sample of three seeds; the statement is about what the sampler "
+                       "returns, not an inequality over a continuous space of inputs")
 
 
 def _dm2_small(trials: int, n: int, seed: int = 0) -> dict[str, Any]:
@@ -103,7 +112,9 @@ def check_symmetry_breaking(*, init_scale: float = 1e-2, H: int = 4, steps: int 
                          record_at=[0, steps])
     spread = float(run["head_spread"][-1].max())
     return check_bound([min_spread], [spread], f"heads differ after {steps} GD steps from a random start",
-                       params={"init_scale": init_scale, "H": H, "steps": steps}, seed=7)
+                       params={"init_scale": init_scale, "H": H, "steps": steps}, seed=7,
+                       no_search="an empirical statement about one GD run from a small random start (the "
+                       "heads' spread after training); the run is the instance, there is nothing to search")
 
 
 def _loss_at(run: dict[str, Any], step: int) -> np.ndarray:
@@ -122,7 +133,8 @@ def check_fig4_more_heads_lower_loss(runs: dict[str, Any] | None = None, *,
     K = runs["steps"]
     a, b = (_loss_at(hi, K), _loss_at(lo, K)) if larger_is_better else (_loss_at(lo, K), _loss_at(hi, K))
     return check_bound(a, b, f"train loss at step {K}: H={max(runs['Hs'])} <= H={min(runs['Hs'])} (GD, eta=sqrt H)",
-                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-5", "momentum-faster-than-gd")
@@ -134,7 +146,8 @@ def check_fig5_momentum_faster_than_gd(runs: dict[str, Any] | None = None, *, st
     gd = np.concatenate([_loss_at(runs["gd"][H], step) for H in runs["Hs"]])
     a, b = (gd, mom) if swap else (mom, gd)
     return check_bound(a, b, f"train loss at step {step}: momentum <= GD, every H and trial",
-                       params={"Hs": list(runs["Hs"]), "step": step}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "step": step}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-5", "more-heads-lower-final-loss")
@@ -151,7 +164,8 @@ def check_fig5_more_heads_lower_loss(runs: dict[str, Any] | None = None, *,
         rhs.append(lo if larger_is_better else hi)
     return check_bound(np.concatenate(lhs), np.concatenate(rhs),
                        f"train loss at step {K}: H={max(runs['Hs'])} <= H={min(runs['Hs'])} ({', '.join(optimizers)})",
-                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-sec-g-dm1", "sampler-settings")
@@ -195,7 +209,10 @@ def check_dm1_engines_agree(*, steps: int | None = None, Hs: tuple[int, ...] = (
     worst = np.array([[g["max_log_gap"], g["max_param_gap"], g["max_head_spread"]] for g in gaps])
     return check_bound(worst.ravel(), np.full(worst.size, atol),
                        f"|H-head - reduced| <= {atol} over {steps} steps, every logged quantity and parameter",
-                       params={"Hs": list(Hs), "steps": steps}, seed=0)
+                       params={"Hs": list(Hs), "steps": steps}, seed=0,
+                       no_search="agreement of two implementations (the H-head model and the batched "
+                       "reduction) along the same DM1 training runs, every step and logged quantity; the "
+                       "runs are the instance, the identity is exercised on every quantity they log")
 
 
 def _ordered_in_H(runs: dict[int, dict[str, Any]], keys: tuple[str, ...], step: int,
@@ -218,7 +235,8 @@ def check_fig2_loss_increasing(runs: dict[str, Any] | None = None, *, increasing
     pairs = [_ordered_in_H(runs["gd1"], ("train_loss",), k, increasing) for k in (10, 100, K)]
     return check_bound(np.concatenate([a for a, _ in pairs]), np.concatenate([b for _, b in pairs]),
                        f"train loss strictly {'increasing' if increasing else 'decreasing'} in H at steps 10, 100, {K} (GD, eta=1)",
-                       params={"Hs": list(runs["Hs"]), "K": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "K": K}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-2", "late-loss-rate-one-over-t")
@@ -245,7 +263,8 @@ def check_fig2_attention(runs: dict[str, Any] | None = None, *, increasing: bool
     K = runs["steps"]["gd1"]
     return check_bound(*_ordered_in_H(runs["gd1"], ("attn_score", "avg_W_norm"), K, increasing),
                        f"attention score and average ||W|| strictly {'increasing' if increasing else 'decreasing'} in H at step {K}",
-                       params={"Hs": list(runs["Hs"]), "K": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "K": K}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-2", "margin-growing-largest-for-one-head")
@@ -267,7 +286,8 @@ def check_fig2_margin(runs: dict[str, Any] | None = None, *, best_H: int | None 
     return check_bound(np.concatenate(lhs), np.concatenate(rhs),
                        f"H=1 margin non-decreasing over steps [{K // 10}, {K}]; at step {K} H={best} has the largest margin",
                        params={"Hs": Hs, "K": K, "gamma_attn": dh.gamma_attn_dm1(dh.app_g_dm1_config()),
-                               "margin_H1_at_K": value_at(r, "margin_min", K).tolist()}, seed=0)
+                               "margin_H1_at_K": value_at(r, "margin_min", K).tolist()}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-2", "full-scale-margin-near-gamma-attn")
@@ -280,7 +300,8 @@ def check_fig2_full_margin(runs: dict[str, Any], *, fraction: float = 0.8, step:
     g = dh.gamma_attn_dm1(dh.app_g_dm1_config())
     return check_bound(np.full(at.shape, fraction * g), at,
                        f"H=1 normalized margin >= {fraction} gamma_attn = {fraction * g:.3f} by step {step}",
-                       params={"step": int(s[s >= step][0]), "margin": at.tolist(), "gamma_attn": g}, seed=0)
+                       params={"step": int(s[s >= step][0]), "margin": at.tolist(), "gamma_attn": g}, seed=0,
+                       no_search=_FULL)
 
 
 @claim_check("deora-fig-3", "gd-sqrt-heads-faster-smaller-margin")
@@ -291,7 +312,8 @@ def check_fig3_gd(runs: dict[str, Any] | None = None, *, reverse: bool = False) 
     K = runs["steps"]["gd_sqrtH"]
     return check_bound(*_ordered_in_H(runs["gd_sqrtH"], ("train_loss", "margin_min"), K, reverse),
                        f"train loss and margin strictly {'increasing' if reverse else 'decreasing'} in H at step {K} (GD, eta=sqrt H)",
-                       params={"Hs": list(runs["Hs"]), "K": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "K": K}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-3", "adam-early-loss-decreasing-in-heads")
@@ -301,7 +323,8 @@ def check_fig3_adam(runs: dict[str, Any] | None = None, *, step: int = 10, rever
     runs = runs or smoke_dm1_runs()
     a, b = _ordered_in_H(runs["adam"], ("train_loss",), step, reverse)
     return check_bound(a, b, f"train loss strictly {'increasing' if reverse else 'decreasing'} in H at step {step} (Adam 0.06)",
-                       params={"Hs": list(runs["Hs"]), "step": step}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "step": step}, seed=0,
+                       no_search=_RUNS)
 
 
 @claim_check("deora-fig-4", "full-scale-planted-model-recovered")
@@ -319,7 +342,7 @@ def check_dm2_recovery(runs: dict[str, Any], *, align_W: float = 0.95, align_U: 
                 rhs.append(a)
     return check_bound(np.concatenate(lhs), np.concatenate(rhs),
                        f"alignment with the teacher at step {K}: W >= {align_W}, U >= {align_U} ({', '.join(optimizers)}; every H, trial)",
-                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0, no_search=_FULL)
 
 
 @claim_check("deora-fig-4", "full-scale-margin-reached")
@@ -331,7 +354,8 @@ def check_dm2_margin(runs: dict[str, Any], *, fraction: float = 0.9, gamma_dm2: 
     got = np.concatenate([value_at(runs[opt][H], "margin_min", K) for opt in optimizers for H in runs["Hs"]])
     return check_bound(np.full(got.shape, fraction * gamma_dm2), got,
                        f"normalized train margin at step {K} >= {fraction} gamma_DM2 = {fraction * gamma_dm2:.3f}",
-                       params={"Hs": list(runs["Hs"]), "steps": K, "optimizers": list(optimizers)}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "steps": K, "optimizers": list(optimizers)}, seed=0,
+                       no_search=_FULL)
 
 
 def full_scale_report(kind: str) -> tuple[list[tuple[str, str, bool, str]], dict[str, Any]]:
@@ -393,4 +417,4 @@ def check_fig4_loss_decreasing(runs: dict[str, Any], *, reverse: bool = False) -
     K = runs["steps"]
     a, b = _ordered_in_H(runs["gd"], ("train_loss",), K, reverse)
     return check_bound(a, b, f"train loss at step {K} strictly {'increasing' if reverse else 'decreasing'} in H (GD, eta=sqrt H)",
-                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0)
+                       params={"Hs": list(runs["Hs"]), "steps": K}, seed=0, no_search=_FULL)

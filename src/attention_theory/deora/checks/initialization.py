@@ -19,6 +19,13 @@ import torch
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
+from attention_theory.deora.calculus import (
+    log_box,
+    maximize_each,
+    numeric_objective,
+    search_tensor,
+    search_value,
+)
 from attention_theory.deora.initialization import (
     DT,
     flin_min_loss_within,
@@ -56,10 +63,14 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
     ``gamma`` is at least the margin of every candidate (an independent cvxpy primal solution, the
     mean feature direction, random directions); the duality gap is small; ``gamma`` is invariant
     under a permutation of the heads; on exact ``F-lin`` ``gamma = sqrt(2 T)``; non-separable
-    features (many random labels, one tiny head) give ``gamma <= 0``.  ``solver`` is the SVM under test."""
+    features (many random labels, one tiny head) give ``gamma <= 0``.  ``solver`` is the SVM under test.
+    Besides the candidates, unit directions searched adversarially for the largest minimum margin, per
+    instance (L-BFGS and Nelder-Mead from convex combinations of the features and from perturbations
+    of ``theta_star``; 20 to 96 parameters), must not beat ``gamma``."""
     rng = np.random.default_rng(seed)
     comp, ref, low, high = [], [], [], []
     cases = [("rand", 2, 3, 2, 10), ("rand", 4, 2, 2, 8), ("noisy-lin", 8, 4, 2, 12), ("flin", 3, 3, 2, 6)]
+    margins = {}                                      # case -> (Z = y F, gamma) for the search below
     for kind, H, T, d, n in cases:
         if kind == "rand":
             Xs, ys = md.sample_bounded_tokens(n, T, d, 1.0, seed=int(rng.integers(1e6)))
@@ -79,6 +90,7 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
         ref += [math.sqrt(2), math.sqrt(2) * s["gamma_svm"]]
         # optimality: no candidate beats gamma; the duality gap certifies it
         Z = (yt[:, None] * F).numpy()
+        margins[(kind, H, T, d, n)] = (torch.as_tensor(Z), gamma, star.numpy())
         cands = [_reference_svm(F, yt), Z.mean(0) / np.linalg.norm(Z.mean(0))]
         cands += [v / np.linalg.norm(v) for v in rng.standard_normal((20, Z.shape[1]))]
         for c in cands:
@@ -101,14 +113,34 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
                    tolerance_reason="gamma_svm comes from an SLSQP solve of the SVM dual (ftol 1e-13, "
                    "then a support polish); the permuted-heads and F-lin identities compare separate "
                    "solves, which agree only to the solver's accuracy when the polish step is skipped")
+    # adversarial directions: maximize the margin of sqrt(2) w/||w|| against gamma, per case
+    def ratio(case, z):
+        Zc, gamma, _ = margins[case]
+        if not torch.is_tensor(z):                  # Nelder-Mead: plain numpy, no autograd
+            return math.sqrt(2) * float((Zc.numpy() @ (z / np.linalg.norm(z))).min()) / (gamma + 1e-7 * abs(gamma))
+        return math.sqrt(2) * (Zc @ (z / torch.linalg.vector_norm(z))).min() / (gamma + 1e-7 * abs(gamma))
+
+    def init(case, g: np.random.Generator) -> np.ndarray:
+        """A random convex combination of the features, or theta_star perturbed (an ascent from the
+        solver's answer: any improvement refutes its optimality)."""
+        Zc, _, st = margins[case]
+        if g.uniform() < 0.5:
+            return st + 0.1 * np.linalg.norm(st) / math.sqrt(st.size) * g.standard_normal(st.size)
+        return g.dirichlet(np.ones(Zc.shape[0])) @ Zc.numpy()
+
+    res, points = maximize_each(ratio, init, list(margins), restarts=pick(2, 10), steps=pick(8, 200), seed=seed)
+    for case, (_, z) in points.items():
+        Zc, gamma, _ = margins[case]
+        low.append(math.sqrt(2) * float((Zc.numpy() @ (z / np.linalg.norm(z))).min()))
+        high.append(gamma + 1e-7 * abs(gamma))
     # non-separable: H = 1, T = 2, d = 1 (p = 3 parameters), 40 random labels
     Xs, ys = md.sample_bounded_tokens(40, 2, 1, 1.0, seed=seed + 1)
     th0 = init_heads(1, 2, 1, 0.5, seed + 2)
     s = solver(ntk_features(th0, torch.as_tensor(Xs), 1), torch.as_tensor(ys))
     low.append(s["gamma_svm"])
     high.append(0.0)
-    return check_bound(low, high, "gamma is the best P3 margin (>= every candidate; <= 0 when "
-                       "not separable)", seed=seed, atol=1e-12)
+    return check_bound(low, high, "gamma is the best P3 margin (>= every candidate, searched directions "
+                       "included; <= 0 when not separable)", seed=seed, atol=1e-12, search=res)
 
 
 def _best_on_sphere(Xs: torch.Tensor, ys: torch.Tensor, H: int, radius: float, *, seed: int = 0,
@@ -143,7 +175,9 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
     by projected gradient descent on materialized models with several ``H`` (the margin does not
     depend on ``H``).  ``closed_form(radius, T)`` is the smallest loss within ``radius`` under test
     (part ``flin-closed-form``); ``random_radius`` multiplies the radius of the random comparison
-    points (part ``flin-closed-form-random``: points outside the ball may do better)."""
+    points (part ``flin-closed-form-random``: points outside the ball may do better), which include
+    points searched adversarially for the smallest loss on that sphere (``H in {1, 2, 4}``, L-BFGS and
+    Nelder-Mead)."""
     Xs, ys = flin_tokens(n, T, d, seed=seed)
     Xt, yt = torch.as_tensor(Xs), torch.as_tensor(ys)
     H_small = [1, 4, pick(64, 1024)]
@@ -158,9 +192,21 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
                    "F-lin: the loss along the best direction at distance g0 is l(g0 sqrt T) for every H; "
                    "gamma = sqrt(2T)", atol=1e-12, rtol=1e-9, check="flin-closed-form",
                    params={"H": H_small})
-    check_bound([closed] * len(sph), [o for _, o in sph],
-                "F-lin: random points at distance g0 do no better than the closed form",
-                check="flin-closed-form-random")
+    # adversarial: the smallest loss over the sphere of the same radius, searched per H
+    r_ = random_radius * g0
+
+    def ratio(H_: int, z):
+        w = search_tensor(z)
+        return search_value(closed / md.empirical_risk(r_ * w / torch.linalg.vector_norm(w), Xt, yt, H_), z)
+
+    res, points = maximize_each(ratio, lambda H_, g: g.standard_normal(H_ * md.head_size(T, d)),
+                                pick([1, 2, 4], [1, 2, 4, 16]), restarts=pick(2, 8), steps=pick(20, 200),
+                                seed=seed)
+    searched = [float(md.empirical_risk(torch.as_tensor(r_ * z / np.linalg.norm(z)), Xt, yt, H_))
+                for H_, (_, z) in points.items()]
+    check_bound([closed] * (len(sph) + len(searched)), [o for _, o in sph] + searched,
+                "F-lin: random and searched points at distance g0 do no better than the closed form",
+                check="flin-closed-form-random", search=res)
     # the witness of the proof, at the largest materialized H
     H = H_small[-1]
     witness = gi["theta_star"] * g0
@@ -205,13 +251,18 @@ def check_prop7_instance(witness_scale: float = 1.0, *, distance_factor: float =
     check_bound([dist, b], [distance_factor * g0 * abs(witness_scale),
                             r["B2"] + distance_factor * g0 * abs(witness_scale)],
                 "witness geometry: distance sqrt(2) g0 and (2,inf)-norm <= B2 + sqrt(2) g0",
-                rtol=1e-9, check="witness-geometry", params=dict(r["cfg"], H=H))
+                rtol=1e-9, check="witness-geometry", params=dict(r["cfg"], H=H), no_search=_ONE_WITNESS)
     return check_bound([math.log(1 / eps), L], [float(marg.min()), eps],
                        "corrected Prop. 7: every margin >= log(1/eps) and L^ <= eps at the witness",
-                       params=dict(r["cfg"], H=H),
+                       params=dict(r["cfg"], H=H), no_search=_ONE_WITNESS,
                        extra={"min_margin_over_log_inv_eps": float(marg.min()) / math.log(1 / eps),
                               "B2": r["B2"], "B_phi": r["B_phi"], "gamma": r["gamma"],
                               "loss": L, "g0": g0, "distance": dist})
+
+
+_ONE_WITNESS = ("the statement is about one point, the witness theta_0 + g0 theta_star of the certified "
+                "instance (H chosen to meet the corrected (98) for its measured B_2, B_Phi, gamma); the "
+                "witness is determined by the instance, there is no free parameter to search")
 
 
 def _cor2_tuples(rng: np.random.Generator, m: int) -> dict[str, np.ndarray]:
@@ -228,7 +279,9 @@ def check_cor2(head_const: float = 256.0, *, seed: int = 800) -> CheckRecord:
     its head condition implies (98) at ``eps = 1/K`` (cases ``g_0 < 1`` and ``g_0 >= 1``) and the
     head condition (81)/(95) of Corollaries 3-4; the step-size cap implies ``eta <= g_0(1)^2`` and
     ``eta <= g_0(1)^2 / L^(theta_0)`` through ``L^(theta_0) <= log(1 + e^{B_Phi})``.
-    ``head_const`` replaces 256 (negative control)."""
+    ``head_const`` replaces 256 (negative control).  Also on tuples searched adversarially (sizes
+    ``(T, d)`` from ``(1, 1)``; L-BFGS with finite differences and Nelder-Mead on the largest of the four
+    ratios; ``K`` taken real)."""
     rng = np.random.default_rng(seed)
     m = pick(20000, 200000)
     t = _cor2_tuples(rng, m)
@@ -241,8 +294,30 @@ def check_cor2(head_const: float = 256.0, *, seed: int = 800) -> CheckRecord:
     cap = 4 * Bp**2 / (ga**2 * np.log1p(np.exp(Bp)))
     lhs = np.concatenate([need98, need95, cap, cap * np.log1p(np.exp(Bp))])
     rhs = np.concatenate([sqrtH, sqrtH, g01sq, g01sq])
+    # adversarial: (R, B_2, B_Phi, gamma, K) in the ranges above (log scales), sizes (T, d)
+    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(np.divide(*_cor2_sides(size, z, head_const))))),
+                                lambda size, g: g.normal(0.0, 2.0, 5),
+                                pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (1000, 1000)]),
+                                restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
+    for size, (_, z) in points.items():
+        l_, r_ = _cor2_sides(size, z, head_const)
+        lhs, rhs = np.concatenate([lhs, l_]), np.concatenate([rhs, r_])
     return check_bound(lhs, rhs, "Corollary 5's hypotheses imply Prop. 7 (98) and Corollaries 3-4",
-                       seed=seed, extra={"n_tuples": m})
+                       seed=seed, extra={"n_tuples": m}, search=res)
+
+
+def _cor2_sides(size: tuple[int, int], z: np.ndarray, head_const: float) -> tuple[np.ndarray, np.ndarray]:
+    """The four (lhs, rhs) of :func:`check_cor2` at one tuple ``z = (R, B_2, B_Phi, gamma, K)`` (log scales)."""
+    T, d = (float(v) for v in size)
+    R, B2, Bp, ga, K = (log_box(z[i], lo, hi) for i, (lo, hi) in enumerate(((0, 1), (0, 2), (0, 2), (-2, 2), (0, 8))))
+    g0 = (2 * Bp + np.log(K)) / ga
+    sqrtH = head_const * np.sqrt(T * d) * R**3 * B2 * (3 * np.sqrt(d) * R**2 * (4 * g0 + B2) + 1) * g0**2
+    need98 = 5 * np.sqrt(T * d) * R**3 * B2 / Bp * (3 * np.sqrt(d) * R**2 + 1) * g0**2 * max(1.0, g0)
+    need95 = 256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (3 * g0 + (B2 + g0)) + 1) * g0**2
+    g01sq = 4 * Bp**2 / ga**2
+    cap = 4 * Bp**2 / (ga**2 * np.log1p(np.exp(Bp)))
+    return (np.array([need98, need95, cap, cap * np.log1p(np.exp(Bp))]),
+            np.array([sqrtH, sqrtH, g01sq, g01sq]))
 
 
 @claim_check("deora-cor-2", "inherited-sqrt2")

@@ -54,7 +54,10 @@ def check_fixture_pipeline(*, heads: Sequence[int] = (1, 2, 4, 8), builder: Call
                                "min_output_change": min_output_change},
                        seed=0,
                        extra={"state_dict_diff": nums["state_dict_diff"], "output_diff": nums["output_diff"],
-                              "loss_before": nums["loss_before"], "loss_after": nums["loss_after"]})
+                              "loss_before": nums["loss_before"], "loss_after": nums["loss_after"]},
+                       no_search="a property of one run of the real code path on a fixed fixture (reload "
+                       "with each H, two AdamW steps); the pipeline run is the instance, there is no "
+                       "continuous instance space to search")
 
 
 @claim_check("deora-fig-6", "substitute-learns")
@@ -81,7 +84,9 @@ def check_substitute_learns(result: dict[str, Any] | None = None, *,
                        rtol=0.0,
                        params={k: cfg[k] for k in ("n_train", "n_test", "epochs", "heads", "seeds", "lr",
                                                    "batch_size", "n_polar")} | {"min_accuracy": min_accuracy},
-                       seed=int(cfg["seeds"][0]), extra={"final_test_acc": accs})
+                       seed=int(cfg["seeds"][0]), extra={"final_test_acc": accs},
+                       no_search="an empirical statement about the substitute's training runs (every H and "
+                       "seed): the runs are the instances, there is nothing to search")
 
 
 def record_sst2_not_checkable(missing: Sequence[str] | None = None) -> CheckRecord:
@@ -91,6 +96,6 @@ def record_sst2_not_checkable(missing: Sequence[str] | None = None) -> CheckReco
     reason = ("Figure 6 fine-tunes pretrained roberta-base on SST-2; neither the weights nor the data "
               "can be downloaded on the machines that build this book (no network), and fine-tuning "
               "roberta-base for 5 epochs per head count is far beyond a CPU build. Only the code path "
-              "(on a fixture) and an offline substitute task are checked" + here + ".")
+              "(on a fixture) and an offline substitute problem are checked" + here + ".")
     return not_checkable("deora-fig-6", reason, check="sst2-roberta-run",
                          description="SST-2 fine-tuning of roberta-base with varying H (paper's Figure 6)")

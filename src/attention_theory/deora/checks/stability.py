@@ -27,7 +27,17 @@ import torch
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
+from attention_theory.deora.calculus import (
+    box,
+    log_box,
+    maximize_each,
+    numeric_objective,
+    search_tensor,
+    search_value,
+)
+from attention_theory.deora.landscape import risk_batch, risk_closed_form
 from attention_theory.deora.stability import (
+    DT,
     alpha_ki,
     certified_runs,
     expansion_factor,
@@ -60,8 +70,50 @@ def _beta3(b: torch.Tensor, T: int, d: int, R: float) -> torch.Tensor:
     return 2 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * b + 1)
 
 
+_ALONG_RUNS = ("the statement is asserted along actual GD and leave-one-out runs of configuration A "
+               "(the iterates are the instance, not a free parameter); the one-step expansiveness "
+               "over arbitrary pairs is searched adversarially in check_eq19")
+_CERTIFIED = ("asserted on the GD/LOO runs of configuration B, whose every hypothesis (head "
+              "condition, step size) is certified per training set; the statement concerns those "
+              "runs, and a search over parameters would leave the certified set")
+
+
 def _default_factor(eta: float, b3: Any, b2: Any, L: Any, H: int) -> Any:
     return expansion_factor(eta, b3, b2, L, H)
+
+
+def _eq19_point(size: tuple[int, int, int, int], z: Any) -> tuple:
+    """``(theta, theta', delta, eta)`` of a search point ``z = (theta, v, x_delta, x_eta)``:
+    ``theta' = theta + delta v/||v||``, ``delta`` in ``[1e-3, 1]`` and ``eta`` in ``[1e-3, 1]`` (log scale)."""
+    H, T, d, _ = size
+    t = search_tensor(z)
+    p = H * md.head_size(T, d)
+    v = t[p:2 * p] / torch.linalg.vector_norm(t[p:2 * p])
+    delta, eta = log_box(t[2 * p], -3.0, 0.0), log_box(t[2 * p + 1], -3.0, 0.0)
+    return t[:p], t[:p] + delta * v, delta, eta
+
+
+def _eq19_ratio(size: tuple[int, int, int, int], z: Any, data: dict, factor: Callable[..., Any],
+                mechanism_scale: float, grid: int, R: float = 1.0) -> Any:
+    """The larger of the two ratios of the check at a search point: ``||G(theta) - G(theta')||`` over
+    ``factor delta`` and over ``mechanism_scale max_alpha ||I - eta Hess|| delta`` (``grid`` points on
+    the segment; closed-form Hessians, :func:`attention_theory.deora.landscape.risk_closed_form`)."""
+    H, T, d, _ = size
+    Xs, ys = data[size]
+    th, th2, delta, eta = _eq19_point(size, z)
+    f = lambda t: md.empirical_risk(t, Xs, ys, H)  # noqa: E731
+    diff = torch.linalg.vector_norm((th - eta * torch.func.grad(f)(th)) - (th2 - eta * torch.func.grad(f)(th2)))
+    al = torch.linspace(0.0, 1.0, grid, dtype=DT).unsqueeze(1)
+    pts = al * th + (1 - al) * th2
+    Ls = risk_batch(pts, Xs, ys, H)
+    bs = torch.linalg.vector_norm(pts.reshape(grid, H, -1), dim=2).max(dim=1).values
+    b3 = _beta3(bs, T, d, R)
+    b2 = b3 / math.sqrt(H) + _beta1(bs, T, d, R) ** 2 / 4
+    fac = torch.as_tensor(factor(eta, b3, b2, Ls, H)).max()
+    p = th.numel()
+    mech = torch.stack([torch.linalg.eigvalsh(torch.eye(p, dtype=DT) - eta * risk_closed_form(q, Xs, ys, H)[2])
+                        .abs().max() for q in pts]).max()
+    return search_value(torch.maximum(diff / (fac * delta), diff / (mechanism_scale * mech * delta)), z)
 
 
 @claim_check("deora-eq-19", "expansiveness", parts=("expansiveness-mechanism",))
@@ -76,7 +128,9 @@ def check_eq19(factor: Callable[..., Any] = _default_factor, *, mechanism_scale:
     ``max_alpha ||I - eta Hess(theta_alpha)|| ||theta - theta'||`` (exact Hessians).  ``factor(eta,
     beta3, beta2, L, H)`` is the expansion factor under test; ``mechanism_scale`` multiplies the
     mechanism's right side (part ``expansiveness-mechanism``; it is attained along the
-    negative-curvature direction, so a factor below 1 fails).
+    negative-curvature direction, so a factor below 1 fails).  Besides these pairs, pairs searched
+    adversarially over ``(theta, v, delta, eta)`` on fixed data per size ``(H, T, d, n)`` from
+    ``(1, 1, 1, 1)`` (L-BFGS and Nelder-Mead on the larger of the two ratios) are checked under both.
     """
     rng = np.random.default_rng(seed)
     T, d, R, n = 3, 2, 1.0, 6
@@ -84,6 +138,26 @@ def check_eq19(factor: Callable[..., Any] = _default_factor, *, mechanism_scale:
     Xt, yt = torch.as_tensor(Xs), torch.as_tensor(ys)
     lhs, rhs, mech, kinds = [], [], [], []
     alphas = np.linspace(0, 1, grid)
+
+    def evaluate(loss, th, th2, delta, H, T, d, etas, kind):
+        pts = [a * th + (1 - a) * th2 for a in alphas]
+        hess = [torch.func.hessian(loss)(q) for q in pts]
+        Ls = torch.stack([loss(q) for q in pts]).detach()
+        bs = torch.stack([norm_2inf_batch(q.unsqueeze(0), H)[0] for q in pts])
+        b3 = _beta3(bs, T, d, R)
+        b2 = b3 / math.sqrt(H) + _beta1(bs, T, d, R) ** 2 / 4
+        g1 = torch.func.grad(loss)(th)
+        g2 = torch.func.grad(loss)(th2)
+        p = th.numel()
+        for eta in etas:
+            diff = float(torch.linalg.vector_norm((th - eta * g1) - (th2 - eta * g2)))
+            f = float(torch.as_tensor(factor(eta, b3, b2, Ls, H)).max())
+            m = max(float(torch.linalg.matrix_norm(torch.eye(p) - eta * Hq, ord=2)) for Hq in hess)
+            lhs.append(diff)
+            rhs.append(f * delta)
+            mech.append(mechanism_scale * m * delta)
+            kinds.append(kind)
+
     for H in (1, 4):
         p = H * md.head_size(T, d)
         loss = lambda th: md.empirical_risk(th, Xt, yt, H)  # noqa: E731
@@ -95,36 +169,45 @@ def check_eq19(factor: Callable[..., Any] = _default_factor, *, mechanism_scale:
                 v = evec[:, 0] if kind != "random" else torch.as_tensor(rng.standard_normal(p))
                 v = v / torch.linalg.vector_norm(v)
                 for delta in (1e-3, 1e-1, 1.0):
-                    th2 = th + delta * v
-                    pts = [a * th + (1 - a) * th2 for a in alphas]
-                    hess = [torch.func.hessian(loss)(q) for q in pts]
-                    Ls = torch.stack([loss(q) for q in pts]).detach()
-                    bs = torch.stack([norm_2inf_batch(q.unsqueeze(0), H)[0] for q in pts])
-                    b3 = _beta3(bs, T, d, R)
-                    b2 = b3 / math.sqrt(H) + _beta1(bs, T, d, R) ** 2 / 4
-                    g1 = torch.func.grad(loss)(th)
-                    g2 = torch.func.grad(loss)(th2)
-                    for eta in (1e-3, 0.1, 1.0):
-                        diff = float(torch.linalg.vector_norm((th - eta * g1) - (th2 - eta * g2)))
-                        f = float(torch.as_tensor(factor(eta, b3, b2, Ls, H)).max())
-                        m = max(float(torch.linalg.matrix_norm(torch.eye(p) - eta * Hq, ord=2))
-                                for Hq in hess)
-                        lhs.append(diff)
-                        rhs.append(f * delta)
-                        mech.append(mechanism_scale * m * delta)
-                        kinds.append(kind)
+                    evaluate(loss, th, th + delta * v, delta, H, T, d, (1e-3, 0.1, 1.0), kind)
+    # adversarial pairs, steps and step sizes
+    sizes = pick([(1, 1, 1, 1), (1, 2, 1, 1)],
+                 [(1, 1, 1, 1), (1, 2, 1, 1), (1, 2, 2, 1), (2, 2, 1, 2), (1, 3, 2, 3)])
+    data = {}
+    for size in sizes:
+        X_, y_ = md.sample_bounded_tokens(size[3], size[1], size[2], R, seed=seed + 97 * sum(size))
+        data[size] = (torch.as_tensor(X_), torch.as_tensor(y_))
+
+    def init(size, g):
+        H_, T_, d_, _ = size
+        p_ = H_ * md.head_size(T_, d_)
+        return np.concatenate([g.standard_normal(p_) * g.uniform(0.3, 1.5), g.standard_normal(p_),
+                               g.normal(0.0, 2.0, 2)])
+
+    # the search's segment grid is coarser at smoke scale (3 points); the pairs found are checked on ``grid``
+    res, points = maximize_each(lambda size, z: _eq19_ratio(size, z, data, factor, mechanism_scale,
+                                                            pick(3, grid)),
+                                init, sizes, restarts=pick(2, 4), steps=pick(2, 20), seed=seed)
+    for size, (_, z) in points.items():
+        H, T_, d_, _ = size
+        th, th2, delta, eta = (t.detach() if torch.is_tensor(t) else t for t in _eq19_point(size, z))
+        loss = lambda t, H=H, size=size: md.empirical_risk(t, *data[size], H)  # noqa: E731
+        evaluate(loss, th, th2, float(delta), H, T_, d_, (float(eta),), "searched")
     # the mechanism is an intermediate inequality; a grid maximum may miss the true maximum
     # by O(grid^-2) on long segments, hence the small relative tolerance
     check_bound(lhs, mech, "mechanism: ||G(theta)-G(theta')|| <= max_alpha ||I - eta Hess|| ||theta-theta'||",
-                rtol=1e-3, seed=seed, check="expansiveness-mechanism",
+                rtol=1e-3, seed=seed, check="expansiveness-mechanism", search=res,
                 tolerance_reason="the right side takes max_alpha ||I - eta Hess|| over a finite grid of "
                 "points on the segment, which can miss the true maximum by O(grid^-2) on long segments")
     lhs_a, rhs_a = np.array(lhs), np.array(rhs)
-    neg = np.array(kinds) == "negative-curvature"
-    return check_bound(lhs, rhs, "GD expansiveness (Eq. 19) on random and negative-curvature pairs",
-                       seed=seed, params={"T": T, "d": d, "n": n, "H": [1, 4]},
-                       extra={"worst_ratio_random": float(np.max(lhs_a[~neg] / rhs_a[~neg])),
-                              "worst_ratio_negative_curvature": float(np.max(lhs_a[neg] / rhs_a[neg]))})
+    kinds_a = np.array(kinds)
+    worst = {k: float(np.max(lhs_a[kinds_a == k] / rhs_a[kinds_a == k]))
+             for k in ("random", "negative-curvature", "searched")}
+    return check_bound(lhs, rhs, "GD expansiveness (Eq. 19) on random, negative-curvature and searched pairs",
+                       seed=seed, params={"T": T, "d": d, "n": n, "H": [1, 4]}, search=res,
+                       extra={"worst_ratio_random": worst["random"],
+                              "worst_ratio_negative_curvature": worst["negative-curvature"],
+                              "worst_ratio_searched": worst["searched"]})
 
 
 @claim_check("deora-eq-20", "loo-recursion")
@@ -145,7 +228,8 @@ def check_eq20(factor: Callable[..., Any] = _default_factor, drift_scale: float 
     ok = sd.dist[:-1] > 0                                  # k = 0: both sides start at 0
     return check_bound(lhs[ok].numpy(), rhs[ok].numpy(),
                        "Eq. (20) at every step and every left-out sample of real GD/LOO runs",
-                       params=cfg, extra={"steps_x_samples": int(ok.sum())})
+                       params=cfg, extra={"steps_x_samples": int(ok.sum())},
+                       no_search=_ALONG_RUNS)
 
 
 def _printed_21(eta: float, bt3: float, H: int, segmax: torch.Tensor) -> torch.Tensor:
@@ -179,7 +263,8 @@ def check_eq21(factor: Callable[..., torch.Tensor] = _corrected_21, *,
     cfg = dict(practical_config() if cfg is None else cfg)
     lhs, rhs, tb = _eq21_sides(cfg, factor)
     return check_bound(lhs.numpy(), rhs.numpy(), "corrected Eq. (21) along real GD/LOO runs",
-                       params=cfg, extra={"beta_tilde": tb})
+                       params=cfg, extra={"beta_tilde": tb},
+                       no_search=_ALONG_RUNS + "; beta~_j are maxima over these runs")
 
 
 @claim_check("deora-eq-21", "printed-parentheses")
@@ -231,7 +316,9 @@ def check_eq22(alpha_scale: float = 1.0, drift_scale: float = 1.0, *,
                        params=cfg, extra={"fraction_head_condition": float(cond.float().mean()),
                                           "n_step_instances": n_step,
                                           "max_exp_sum_alpha": float(torch.exp(al.sum(0)).max()),
-                                          "beta_tilde": tb})
+                                          "beta_tilde": tb},
+                       no_search=_ALONG_RUNS + "; alpha_{k,i} and the unrolled (91) are functions of "
+                       "the whole trajectory")
 
 
 @claim_check("deora-lemma-11", "trajectory-intermediate")
@@ -245,7 +332,8 @@ def check_lemma11_trajectory(scale: float = 1.0, *, cfg: dict[str, Any] | None =
     ok = c["k"] > 0
     return check_bound(c["stability"][ok], scale * c["bound"][ok],
                        "average LOO stability <= exp-factor x (eta beta~1/n) sum_k L^(theta_k) at every k",
-                       params=cfg, extra={"max_exp_factor": float(c["exp_factor"].max())})
+                       params=cfg, extra={"max_exp_factor": float(c["exp_factor"].max())},
+                       no_search=_ALONG_RUNS + "; the exp-factor is measured on the same runs")
 
 
 @claim_check("deora-lemma-11", "eq87-and-eq89")
@@ -308,6 +396,9 @@ def check_lemma3(G_scale: float = 1.0, *, cfg: dict[str, Any] | None = None,
         with np.errstate(divide="ignore"):
             ratios[name] = (mc["gap"].mean(0)[sel] / (c * G * st.mean(0)[sel])).tolist()
     return check_bound(lhs, rhs, "E[gap] <= 2G E[LOO stability] and <= G E[replace-one stability]",
+                       no_search="an inequality between expectations over random training sets, "
+                       "estimated by Monte Carlo with a z-margin; maximizing over a training set or "
+                       "the iterates would select sampling noise, not a worse instance of the statement",
                        params={k: v for k, v in mc["cfg"].items()},
                        extra={"G": G, "ratio_gap_over_bound": ratios, "k": mc["k"].tolist(),
                               "mean_gap": mc["gap"].mean(0).tolist()})
@@ -327,10 +418,11 @@ def check_lemma11_certified(scale: float = 1.0, *, iterate_radius: float = 3.0,
     check_bound([x["dist_target"] for x in r["rows"]] + [x["b_all"] for x in r["rows"]],
                 [iterate_radius * D] * len(r["rows"]) + [iterate_radius * D + B] * len(r["rows"]),
                 "bounded iterates used by the proof (Theorem 1 / Lemma 10)",
-                check="certified-iterates", params=r["cfg"])
+                check="certified-iterates", params=r["cfg"], no_search=_CERTIFIED)
     return check_bound([x["stab"] for x in r["rows"]], [scale * x["lemma11"] for x in r["rows"]],
                        "Lemma 11 on certified instances (every hypothesis asserted)",
-                       params=dict(r["cfg"], H=r["H"], K=r["K"], eta=r["eta"], B=r["B"]))
+                       params=dict(r["cfg"], H=r["H"], K=r["K"], eta=r["eta"], B=r["B"]),
+                       no_search=_CERTIFIED)
 
 
 @claim_check("deora-thm-2", "certified")
@@ -352,7 +444,9 @@ def check_thm2_certified(scale: float = 1.0, *, cfg: dict[str, Any] | None = Non
                        "Theorem 2 (and its Lemma-3 step) on certified instances",
                        params=dict(r["cfg"], H=r["H"], K=r["K"], eta=r["eta"], B=r["B"]),
                        extra={"ratio_gap_over_bound": float(gap.mean() / rhs), "vacuous": vacuous,
-                              "mean_gap": float(gap.mean()), "bound": float(rhs)})
+                              "mean_gap": float(gap.mean()), "bound": float(rhs)},
+                       no_search="a bound on the expected generalization gap over random training sets, "
+                       "estimated by Monte Carlo over certified GD runs (z-margin); " + _CERTIFIED)
 
 
 @claim_check("deora-thm-2", "rho-dominates", parts=("rho-calculator",))
@@ -362,7 +456,9 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *,
     Lemma 11 ``eta <= 1/beta~2(theta)``: ``rho >= beta~1^2`` and ``rho >= beta~2`` on a random
     log-uniform grid (``T, d in [1, 1e3]``, ``R in [1, 10]``, ``D, B in [1e-3, 1e3]``, ``H in [1, 1e12]``);
     the scalar calculator ``scalar_rho`` (``bounds.deora.rho``) is compared with the vectorized
-    formula (part ``rho-calculator``)."""
+    formula (part ``rho-calculator``).  Also on tuples searched adversarially (``R, D, B, H`` in the
+    grid's ranges, ``(T, d)`` from ``(1, 1)`` up; L-BFGS with finite differences and
+    Nelder-Mead; ``H`` taken real, the formulas being continuous in it)."""
     rng = np.random.default_rng(seed)
     m = pick(50000, 500000)
     T, d = np.floor(10 ** rng.uniform(0, 3, m)), np.floor(10 ** rng.uniform(0, 3, m))
@@ -378,8 +474,33 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *,
               for j in range(50)]
     check_identity(scalar, rho_vec(D, B, T, d, R, H)[:50], "scalar and vectorized rho agree",
                    rtol=1e-12, seed=seed, check="rho-calculator")
-    return check_bound(np.concatenate([b1**2, b2]), np.concatenate([r, r]),
-                       "rho(theta) >= beta~1^2 and >= beta~2 on random parameter grids", seed=seed)
+
+    # adversarial: (R, D, B, H) in the grid's ranges (log scale), sizes (T, d)
+    def ratio(size: tuple[int, int], z: np.ndarray) -> float:
+        T_, d_ = (np.array([float(v)]) for v in size)
+        R_, D_, B_, H_ = (log_box(z[i], lo, hi) for i, (lo, hi) in enumerate(((0, 1), (-3, 3), (-3, 3), (0, 12))))
+        b_ = 3 * D_ + B_
+        b1_ = np.sqrt(T_) * R_ * (2 * R_**2 * b_ + 1)
+        b3_ = 2 * np.sqrt(T_ * d_) * R_**3 * (3 * np.sqrt(d_) * R_**2 * b_ + 1)
+        r_ = rho(np.array([D_]), np.array([B_]), T_, d_, np.array([R_]), np.array([H_]))
+        return float(max(b1_[0] ** 2, b3_[0] / np.sqrt(H_) + b1_[0] ** 2 / 4) / r_[0])
+
+    res, points = maximize_each(numeric_objective(ratio), lambda size, g: g.normal(0.0, 2.0, 4),
+                                pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
+                                restarts=pick(2, 10), steps=pick(10, 400), seed=seed)
+    extra_l, extra_r = [], []
+    for (T_, d_), (_, z) in points.items():
+        R_, D_, B_, H_ = (np.array([log_box(z[i], lo, hi)]) for i, (lo, hi)
+                          in enumerate(((0, 1), (-3, 3), (-3, 3), (0, 12))))
+        b_ = 3 * D_ + B_
+        b1_ = np.sqrt(T_) * R_ * (2 * R_**2 * b_ + 1)
+        b3_ = 2 * np.sqrt(T_ * d_) * R_**3 * (3 * np.sqrt(d_) * R_**2 * b_ + 1)
+        r_ = rho(D_, B_, np.array([float(T_)]), np.array([float(d_)]), R_, H_)
+        extra_l += [float(b1_[0] ** 2), float(b3_[0] / np.sqrt(H_[0]) + b1_[0] ** 2 / 4)]
+        extra_r += [float(r_[0])] * 2
+    return check_bound(np.concatenate([b1**2, b2, extra_l]), np.concatenate([r, r, extra_r]),
+                       "rho(theta) >= beta~1^2 and >= beta~2 on random parameter grids and searched tuples",
+                       seed=seed, search=res)
 
 
 @claim_check("deora-cor-4", "formula-implication")
@@ -390,7 +511,9 @@ def check_cor4(constant: float = 17.0, *, seed: int = 400) -> CheckRecord:
     condition (95) implies (84) and the step-size conditions of Theorem 2 hold (monotone version,
     ``D bar = g_0(1/K)``); (ii) Theorem 2's right side is at most ``constant * g_0(1/K)^2 / (eta n)``.
     A quarter of the tuples are the equality case ``D = g_0``, ``L^ = 1/K``, ``eta = g_0(1)^2 = g_0(1/K)^2``
-    (possible when ``g_0`` is small), where 17 is attained."""
+    (possible when ``g_0`` is small), where 17 is attained.  Also on tuples searched adversarially
+    (sizes ``(T, d)`` from ``(1, 1)``; L-BFGS with finite differences and Nelder-Mead on the largest of
+    the six ratios)."""
     rng = np.random.default_rng(seed)
     m = pick(50000, 500000)
     eq = np.arange(m) % 4 == 0
@@ -414,6 +537,38 @@ def check_cor4(constant: float = 17.0, *, seed: int = 400) -> CheckRecord:
            4.0 / n * (2 * K * L_t + 9 * g0K**2 / (4 * eta))]
     rhs = [np.sqrt(H), g0K**2, g0K**2, np.ones(m), np.ones(m), constant * g0K**2 / (eta * n)]
     hit = float(np.max(lhs[-1] / rhs[-1]))
+    # adversarial: the same tuples as functions of unconstrained coordinates (log scales and
+    # fractions in the ranges above), sizes (T, d); the largest of the six ratios
+    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(_cor4_sides(size, z, constant)[2]))),
+                                lambda size, g: g.normal(0.0, 2.0, 10),
+                                pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (100, 100)]),
+                                restarts=pick(2, 8), steps=pick(8, 300), seed=seed)
+    for size, (_, z) in points.items():
+        l_, r_, _ = _cor4_sides(size, z, constant)
+        lhs.append(l_)
+        rhs.append(r_)
     return check_bound(np.concatenate(lhs), np.concatenate(rhs),
                        "Corollary 4's hypotheses imply Theorem 2's; 17 g0^2/(eta n) dominates",
-                       seed=seed, extra={"worst_ratio_final_bound": hit})
+                       seed=seed, extra={"worst_ratio_final_bound": hit}, search=res)
+
+
+def _cor4_sides(size: tuple[int, int], z: np.ndarray, constant: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The six (lhs, rhs, ratio) of :func:`check_cor4` at one tuple: ``z`` holds ``R, K, n, g_0(1/K)``,
+    ``g_0(1)/g_0(1/K)``, ``g(1/K)``, ``B/g(1/K)``, ``K L^(theta_(1/K))``, ``L^(theta_0)``, ``eta/eta_max``
+    (log scales and fractions in the ranges of the random tuples; ``K``, ``n`` taken real)."""
+    T, d = (np.array([float(v)]) for v in size)
+    R, K, n = log_box(z[0], 0, 0.5), log_box(z[1], 0, 6), log_box(z[2], 0, 6)
+    g0K = log_box(z[3], -3, 1)
+    g0_1 = g0K * box(z[4], 0.1, 1.0)
+    gK = log_box(z[5], -2, 1)
+    B = gK * box(z[6], 0.0, 1.0)
+    L_t = box(z[7], 0.0, 1.0) / K
+    L0 = log_box(z[8], -3, 1)
+    sqrtH = 256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (3 * g0K + gK) + 1) * g0K**2
+    H = np.ceil(sqrtH**2) + 1
+    eta = min(1.0, float(1 / rho_vec(g0K, gK, T, d, R, H)[0]), g0_1**2, g0_1**2 / L0) * box(z[9], 0.01, 1.0)
+    lhs = np.array([float((256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (3 * g0K + B) + 1) * g0K**2)[0]),
+                    eta * K * L_t, eta * L0, eta, float(eta * rho_vec(g0K, B, T, d, R, H)[0]),
+                    float((4.0 / n * (2 * K * L_t + 9 * g0K**2 / (4 * eta))))])
+    rhs = np.array([float(np.sqrt(H)[0]), g0K**2, g0K**2, 1.0, 1.0, constant * g0K**2 / (eta * n)])
+    return lhs, rhs, lhs / rhs

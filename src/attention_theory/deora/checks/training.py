@@ -28,6 +28,7 @@ import torch
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
+from attention_theory.deora.calculus import box, log_box, maximize_each, numeric_objective
 from attention_theory.deora.landscape import (
     loss_and_grad,
     norm_2inf,
@@ -58,6 +59,11 @@ from attention_theory.verify import (
 )
 
 __all__ = ['check_assum2', 'check_cor3', 'check_cor3_proof', 'check_lemma10', 'check_lemma7', 'check_lemma8', 'check_lemma9', 'check_thm1_certified', 'check_thm1_flin', 'check_thm1_formulas', 'check_thm1_head_order', 'check_thm1_rho_order']
+
+
+_ALONG_GD = ("the statement is asserted along actual GD runs (every iterate and target of the cached "
+             "runs): the trajectory is the instance, not a free parameter; the one-step inequalities "
+             "it rests on (Cor. 1, Eqs. (14)-(16), Prop. 4) are searched adversarially in the landscape checks")
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:
@@ -92,7 +98,8 @@ def check_lemma7(smoothness: Smoothness = paper_smoothness, *, seed: int = 200) 
                 lam = max(hs.spectral_norm(loss, a * th + (1 - a) * nxt) for a in np.linspace(0, 1, 6))
                 loose.append(paper_smoothness(loss, th, nxt, H, T, d, R) / lam)
     return check_bound(lhs, rhs, "descent inequality at certified step sizes", seed=seed,
-                       atol=1e-15, extra={"rho_over_max_hessian_norm": [min(loose), max(loose)]})
+                       atol=1e-15, extra={"rho_over_max_hessian_norm": [min(loose), max(loose)]},
+                       no_search=_ALONG_GD)
 
 
 def _tau(run: dict, theta: torch.Tensor, th_k: torch.Tensor) -> float:
@@ -128,8 +135,10 @@ def check_lemma8(distance_term: float = 1.0, *, step_curvature: float = 1.0, ste
                 lhs.append(float(Ls[1:Kp + 1].mean()))
                 rhs.append(Lt + distance_term * dist2[0] / (2 * eta * Kp)
                            + float((taus[:Kp] * dist2[:Kp]).sum()) / (2 * Kp))
-    check_bound(l70, r70, "per-step regret inequality (70)", seed=seed, check="per-step-70")
-    return check_bound(lhs, rhs, "averaged regret bound (69) for K in {1, 2, 5, K_max}", seed=seed)
+    check_bound(l70, r70, "per-step regret inequality (70)", seed=seed, check="per-step-70",
+                no_search=_ALONG_GD)
+    return check_bound(lhs, rhs, "averaged regret bound (69) for K in {1, 2, 5, K_max}", seed=seed,
+                       no_search=_ALONG_GD)
 
 
 @claim_check("deora-lemma-9", "trajectory-certified")
@@ -166,7 +175,8 @@ def check_lemma9(coefficients: tuple[float, float, float] = (2.0, 0.75, 0.5), *,
     n_nv = sum(i["non_vacuous"] for i in info)
     return check_bound(lhs, rhs, "explicit regret bound (71), trajectory-certified head condition",
                        seed=seed, extra={"instances": info, "n_non_vacuous": n_nv,
-                                         "vacuous": n_nv == 0})
+                                         "vacuous": n_nv == 0},
+                       no_search=_ALONG_GD + "; only trajectory-certified (run, target, K) are admissible")
 
 
 def _certified_instance(rng: np.random.Generator, *, D: float, uphill: bool, T: int = 2, d: int = 2,
@@ -261,9 +271,10 @@ def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13
             sharp_l += dist.tolist(); sharp_r += [sharp_constant * D] * len(dist)
             rows[f"{run['name']} / {name} (trajectory-certified, K={Kp})"] = float(dist.max() / D)
     check_bound(sharp_l, sharp_r, "iterates-norm bound with the sharper constant sqrt(13/3)", seed=seed,
-                check="sharper-constant")
+                check="sharper-constant", no_search=_ALONG_GD + "; the instances are certified runs")
     return check_bound(lhs, rhs, "iterates stay within constant * ||theta - theta_0|| of the target",
-                       seed=seed, extra={"max_dist_over_D": rows})
+                       seed=seed, extra={"max_dist_over_D": rows},
+                       no_search=_ALONG_GD + "; the instances are certified runs")
 
 
 @claim_check("deora-thm-1", "certified-smoke")
@@ -289,7 +300,8 @@ def check_thm1_certified(regret_coef: float = 1.25, iterate_constant: float = 3.
         rows[inst["name"]] = {"loss_ratio": avg / bound, "distance_ratio": dK / (4 * D),
                               "vacuous": bool(bound >= Ls[0]), "H": inst["H"], "eta": inst["eta"], "K": K}
     return check_bound(lhs, rhs, "Theorem 3 conclusions on certified instances", seed=seed,
-                       atol=1e-15, extra={"instances": rows})
+                       atol=1e-15, extra={"instances": rows},
+                       no_search=_ALONG_GD + "; each run is certified (H, eta, K from the theorem)")
 
 
 def _flin_instance(m_target: float, T: int, d: int, m0: float = 0.0) -> dict:
@@ -360,7 +372,10 @@ def check_thm1_flin(regret_coef: float = 1.25, *,
     if not all(r["non_vacuous"] for r in rows.values()):
         raise RuntimeError(f"an F-lin instance is vacuous: {rows}")
     return check_bound(lhs, rhs, "Theorem 3 on F-lin at the certified H (exact reduction), non-vacuous",
-                       seed=seed, atol=1e-15, extra={"instances": rows})
+                       seed=seed, atol=1e-15, extra={"instances": rows},
+                       no_search="asserted along the GD trajectories of two certified F-lin instances "
+                       "(through the exact one-dimensional reduction); the trajectory is the instance, and "
+                       "the certified H, eta, K are determined by the target margin")
 
 
 @claim_check("deora-thm-1", "formula-grid")
@@ -368,7 +383,9 @@ def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed
     """Step-size algebra of Theorem 3 on a random log-uniform grid (``T, d`` up to ``10^3``,
     ``R`` up to 10, ``D, B`` in ``[1e-3, 1e3]``, ``H`` up to ``1e12``, ``eta <= 1``):
     ``beta2(Theta_k) <= rho_eta <= rho`` where ``Theta_k`` is evaluated at ``||theta - theta_k|| = 3D``.
-    ``a_fn`` replaces ``a(theta)`` (a smaller constant is the negative control)."""
+    ``a_fn`` replaces ``a(theta)`` (a smaller constant is the negative control).  Also on tuples
+    searched adversarially (sizes ``(T, d)`` from ``(1, 1)``; L-BFGS with finite differences and
+    Nelder-Mead on the larger of the two ratios)."""
     rng = np.random.default_rng(seed)
     lhs, rhs = [], []
     for _ in range(pick(3000, 100000)):
@@ -382,8 +399,29 @@ def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed
         r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
         lhs += [bd.beta2(Th, T, d, R, H), re]
         rhs += [re, r]
-    return check_bound(lhs, rhs, "beta2(Theta_k) <= rho_eta(theta) <= rho(theta) on a random grid",
-                       seed=seed, rtol=1e-12)
+    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(np.divide(*_thm1_sides(size, z, a_fn))))),
+                                lambda size, g: g.normal(0.0, 2.0, 5),
+                                pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
+                                restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
+    for size, (_, z) in points.items():
+        l_, r_ = _thm1_sides(size, z, a_fn)
+        lhs += l_.tolist()
+        rhs += r_.tolist()
+    return check_bound(lhs, rhs, "beta2(Theta_k) <= rho_eta(theta) <= rho(theta) on a random grid "
+                       "and searched tuples", seed=seed, rtol=1e-12, search=res)
+
+
+def _thm1_sides(size: tuple[int, int], z: np.ndarray, a_fn: Callable[..., float]) -> tuple[np.ndarray, np.ndarray]:
+    """The two (lhs, rhs) of :func:`check_thm1_formulas` at ``z = (R, D, B, H, eta)`` (log scales in the
+    grid's ranges; ``H`` rounded down to an integer)."""
+    T, d = size
+    R, D, B, Hr, eta = (float(log_box(z[i], lo, hi)) for i, (lo, hi)
+                        in enumerate(((0, 1), (-3, 3), (-3, 3), (0, 12), (-8, 0))))
+    H = max(1, int(Hr))
+    Th = bd.theta_k_bound(eta, 3 * D, B, T, R)
+    re = bd.rho_eta(eta, D, B, T, d, R, H)
+    r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
+    return np.array([bd.beta2(Th, T, d, R, H), re]), np.array([re, r])
 
 
 def _rho_corrected_order(D, B, T, d, R, H):
@@ -457,7 +495,9 @@ def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
     grid, the closest point with ``L <= eps`` is a witness of (i)-(iii) for the envelopes
     ``g0(eps)`` (its distance) and ``g(eps)``; the envelopes are non-increasing; the
     witnesses are evaluated on the materialized model (``H = 3``).  ``g0_scale < 1`` claims
-    a smaller ``g0`` than the minimal distance (the negative control)."""
+    a smaller ``g0`` than the minimal distance (the negative control).  The witnesses are also
+    searched adversarially over ``eps`` and the initial margin ``m0`` (sizes ``(T, H)`` from
+    ``(1, 1)``; L-BFGS with finite differences and Nelder-Mead on the largest ratio of (i)-(iii))."""
     T, d, H, m0 = 4, 2, 3, -1.0
     Xs, ys = flin_data(4, T, d)
     loss = risk_fn(Xs, ys, H)
@@ -475,8 +515,33 @@ def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
     # envelopes non-increasing in eps (eps is increasing along the grid)
     lhs += list(np.diff(g0s)) + list(np.diff(gs))
     rhs += [0.0] * (2 * (len(eps) - 1))
+
+    # adversarial: eps in [1e-4, 10^0.5] (log scale) and the margin m0 of theta_0 in [-3, 1], sizes
+    # (T, H) (d = 2); the largest of the three ratios (i)-(iii)
+    def sides(size: tuple[int, int], z: np.ndarray) -> tuple[list[float], list[float]]:
+        T_, H_ = size
+        e, m0_ = float(log_box(z[0], -4, 0.5)), float(box(z[1], -3.0, 1.0))
+        X_, y_ = flin_data(4, T_, d)
+        v_ = flin_direction(H_, T_, d)
+        th0_ = v_ * (m0_ / T_)
+        w = flin_realizability(e, m0_, H_, T_)
+        th_ = th0_ + v_ * ((w["margin"] - m0_) / T_)
+        return ([float(risk_fn(X_, y_, H_)(th_)), float(torch.linalg.norm(th_ - th0_)), norm_2inf(th_, H_, T_, d)],
+                [e, g0_scale * w["g0"], w["g"]])
+
+    def ratio(size, z):
+        l_, r_ = sides(size, z)
+        return max(a / b if b > 0 else (0.0 if a <= 1e-12 else math.inf) for a, b in zip(l_, r_))
+
+    res, points = maximize_each(numeric_objective(ratio), lambda size, g: g.normal(0.0, 2.0, 2),
+                                [(1, 1), (2, 1), (4, 3)] + pick([], [(8, 16)]),
+                                restarts=pick(2, 8), steps=pick(15, 200), seed=seed)
+    for size, (_, z) in points.items():
+        l_, r_ = sides(size, z)
+        lhs += l_
+        rhs += r_
     return check_bound(lhs, rhs, "F-lin witnesses of Assumption 2 (i)-(iii), non-increasing envelopes",
-                       seed=seed, atol=1e-12, rtol=1e-9)
+                       seed=seed, atol=1e-12, rtol=1e-9, search=res)
 
 
 @claim_check("deora-cor-3", "formula-implication")
@@ -484,7 +549,9 @@ def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
     """Corollary 3's hypotheses imply the monotone Theorem 3's with ``D_bar = g0(1/K)``, for
     random admissible tuples and any target with ``D <= g0(1/K)``, ``B <= g(1/K)``,
     ``L(theta) <= 1/K``: head condition, ``eta <= 1/rho``, ``eta K L(theta) <= D_bar^2`` and
-    ``eta L(theta_0) <= D_bar^2``.  ``inner`` is the factor of ``g0`` in (81) (paper: 3)."""
+    ``eta L(theta_0) <= D_bar^2``.  ``inner`` is the factor of ``g0`` in (81) (paper: 3).  Also on tuples
+    searched adversarially (sizes ``(T, d)`` from ``(1, 1)``; L-BFGS with finite differences and
+    Nelder-Mead on the largest of the four ratios)."""
     rng = np.random.default_rng(seed)
     lhs, rhs = [], []
     for _ in range(pick(3000, 100000)):
@@ -504,8 +571,35 @@ def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
         Db = g0K
         lhs += [_heads_exact_sqrt(Db, B, T, d, R), eta * bd.rho(Db, B, T, d, R, H), eta * K * Lt, eta * L0]
         rhs += [math.sqrt(H), 1.0, Db**2, Db**2]
+    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(np.divide(*_cor3_sides(size, z, inner))))),
+                                lambda size, g: g.normal(0.0, 2.0, 10),
+                                pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (300, 300)]),
+                                restarts=pick(2, 8), steps=pick(8, 300), seed=seed)
+    for size, (_, z) in points.items():
+        l_, r_ = _cor3_sides(size, z, inner)
+        lhs += l_.tolist()
+        rhs += r_.tolist()
     return check_bound(lhs, rhs, "Corollary 3's hypotheses imply the monotone Theorem 3's", seed=seed,
-                       rtol=1e-12)
+                       rtol=1e-12, search=res)
+
+
+def _cor3_sides(size: tuple[int, int], z: np.ndarray, inner: float) -> tuple[np.ndarray, np.ndarray]:
+    """The four (lhs, rhs) of :func:`check_cor3` at ``z = (R, K, g0(1), g0(1/K)/g0(1), g(1/K), L(theta_0),
+    H/H_min, eta/eta_max, B/g(1/K), K L(theta))`` (log scales and fractions in the ranges of the random
+    tuples; ``K`` and ``H`` integers)."""
+    T, d = size
+    R = float(log_box(z[0], 0, 0.7))
+    K = max(1, int(log_box(z[1], 0, 6)))
+    g01 = float(log_box(z[2], -2, 1))
+    g0K = g01 * float(log_box(z[3], 0, 1))
+    gK = float(log_box(z[4], -2, 1.5))
+    L0 = float(log_box(z[5], -2, 1))
+    H = int(bd.cor3_heads_needed(g0K, gK, T, d, R, inner=inner) * float(log_box(z[6], 0, 1)))
+    eta = bd.cor3_step_size(g0K, gK, g01, T, d, R, H, L0, inner=inner) * float(box(z[7], 0.1, 1.0))
+    B = gK * float(box(z[8], 0.0, 1.0))
+    Lt = float(box(z[9], 0.0, 1.0)) / K
+    return (np.array([_heads_exact_sqrt(g0K, B, T, d, R), eta * bd.rho(g0K, B, T, d, R, H), eta * K * Lt, eta * L0]),
+            np.array([math.sqrt(H), 1.0, g0K**2, g0K**2]))
 
 
 @claim_check("deora-cor-3", "proof-distance-equality")

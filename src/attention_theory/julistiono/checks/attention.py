@@ -48,7 +48,7 @@ from attention_theory.julistiono.svm import (
     lp_att_svm,
     support_tokens,
 )
-from attention_theory.search import maximize
+from attention_theory.search import maximize_over_sizes, numpy_objective
 from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check
 
 _LOSS_FNS: dict[str, tuple[Callable, Callable]] = {
@@ -75,9 +75,25 @@ def check_assumption_A(losses: dict[str, tuple[Callable, Callable]] | None = Non
         rhs.extend(-g)
         M0 = float(np.max(np.abs(np.diff(g)) / np.diff(u)))
         consts[name] = {"M1": float(np.max(np.abs(g))), "M0_grid": M0, "min_minus_dl": float(np.min(-g))}
-    check_bound(fd, 1e-6, "l' agrees with central differences of l", check="loss-derivative", seed=seed)
+    check_bound(fd, 1e-6, "l' agrees with central differences of l", check="loss-derivative", seed=seed,
+                no_search="l' = dl/du is an identity; the bound is the accuracy of a central difference "
+                          "(truncation h^2 times the third derivative, rounding eps/h), evaluated on a dense "
+                          "grid of the whole score interval: maximising it would search for the finite "
+                          "difference's error, not for a counterexample")
+
+    # adversarial: minimise -l'(u) over the score interval (u = lo + (hi - lo) sigmoid(x)), per loss
+    lo_u, hi_u = float(u[0]), float(u[-1])
+
+    def ratio(name: str, x: np.ndarray) -> float:
+        v = -float(np.asarray(losses[name][1](np.array([lo_u + (hi_u - lo_u) / (1 + np.exp(-x[0]))]))).ravel()[0])
+        return 1e-12 / v if v > 0 else 1e12 * (1 + abs(v))   # -l' <= 0: a violation, kept above 1
+
+    res = maximize_over_sizes(numpy_objective(ratio), lambda name, g: g.normal(0, 3, 1), list(losses),
+                              restarts=pick(3, 20), steps=pick(30, 200), seed=seed)
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "-l'(u) > 0 on the score interval (strictly decreasing losses)",
-                       seed=seed, extra={"constants": consts, "interval": [float(u[0]), float(u[-1])]})
+                       seed=seed, extra={"constants": consts, "interval": [lo_u, hi_u]}, search=res)
 
 
 @claim_check("julistiono-def-3", "support-kkt")
@@ -121,6 +137,10 @@ def check_def3(kkt_rows: str = "support", *, p: float = 1.75, seed: int = 21) ->
     return check_bound(resid, 1e-4, f"KKT residual of W^mm with {kkt_rows} constraints (relative, NNLS; "
                        "solver accuracy ~1e-5)",
                        atol=0.0, seed=seed,
+                       no_search="the KKT conditions hold exactly at the l_p-AttSVM optimum; the bound is the "
+                                 "accuracy of the convex solver and of NNLS on each data set, and every "
+                                 "evaluation is a full SVM solve whose support sets jump with the data (no "
+                                 "continuous objective to maximise): the instances are the E1 data sets",
                        extra={"instances_agreeing": agree, "degenerate_flagged": flagged,
                               "non_global_locally_optimal_found": local_found})
 
@@ -128,7 +148,8 @@ def check_def3(kkt_rows: str = "support", *, p: float = 1.75, seed: int = 21) ->
 @claim_check("julistiono-lemma-16", "objective-bounds")
 def check_lemma16(lower_fn: Callable = np.max, upper_fn: Callable = np.min, *, seed: int = 22) -> CheckRecord:
     """``mean_i l(max_t gamma_it) <= L(W) <= mean_i l(min_t gamma_it)`` for random ``W``
-    (``||W||_F`` 1e-3 ... 1e3) and for ``W`` maximising / minimising ``L`` (L-BFGS)."""
+    (``||W||_F`` 1e-3 ... 1e3) and for ``W`` maximising either ratio (L-BFGS and Nelder-Mead, data
+    sets of several sizes, the smallest ``(n, T, d) = (1, 2, 1)`` included)."""
     data = mj.synthetic_dataset(seed)
     X, z, Y, v = data["X"], data["z"], data["Y"], data["v"]
     gamma = mj.scores(X, Y, v)
@@ -139,16 +160,39 @@ def check_lemma16(lower_fn: Callable = np.max, upper_fn: Callable = np.min, *, s
     for _ in range(pick(200, 2000)):
         W = rng.standard_normal((10, 10))
         vals.append(mj.objective(W * 10 ** rng.uniform(-3, 3) / np.linalg.norm(W), X, z, Y, v))
-    T_ = [torch.as_tensor(a) for a in (X, z, Y, v)]
-    for sgn in (1.0, -1.0):
-        res = maximize(lambda t: sgn * mj.objective_torch(t.reshape(10, 10), *T_),
-                       lambda r: r.standard_normal(100) * 3, restarts=pick(3, 20), steps=200, seed=seed)
-        vals.append(sgn * res.best_value)
     vals = np.asarray(vals)
-    return check_bound(np.concatenate([np.full(vals.size, lo), vals]), np.concatenate([vals, np.full(vals.size, hi)]),
+    # adversarial: L-BFGS and Nelder-Mead maximise l(max gamma) / L(W) and L(W) / l(min gamma) over W
+    # on data sets with (n, T, d) = (1, 2, 1), (2, 3, 2), (3, 4, 3) (and the check's own at full scale)
+    data_s = {size: mj.synthetic_dataset(seed, *size) for size in ((1, 2, 1), (2, 3, 2), (3, 4, 3))}
+    if pick(False, True):
+        data_s[X.shape] = data
+    ends = {}
+    for size, dd in data_s.items():
+        g = mj.scores(dd["X"], dd["Y"], dd["v"])
+        ends[size] = (float(np.mean(mj.loss_value(lower_fn(g, axis=1)))),
+                      float(np.mean(mj.loss_value(upper_fn(g, axis=1)))))
+    tens = {size: [torch.as_tensor(dd[k]) for k in ("X", "z", "Y", "v")] for size, dd in data_s.items()}
+    fast = {size: mj.make_gradient(dd["X"], dd["z"], dd["Y"], dd["v"]) for size, dd in data_s.items()}
+
+    def ratio(size: tuple[tuple[int, int, int], str], x: Any) -> Any:
+        shape, side = size
+        d = shape[2]
+        if isinstance(x, torch.Tensor):
+            L = mj.objective_torch(x.reshape(d, d), *tens[shape])
+        else:   # the same objective from the margins u_i of the numpy closure (Nelder-Mead)
+            L = float(np.mean(mj.loss_value(fast[shape](np.reshape(x, (d, d)))[1])))
+        lo_s, hi_s = ends[shape]
+        return lo_s / L if side == "lower" else L / hi_s
+
+    res = maximize_over_sizes(ratio, lambda size, r: r.standard_normal(size[0][2] ** 2) * 3,
+                              [(shape, side) for shape in data_s for side in ("lower", "upper")],
+                              restarts=pick(2, 20), steps=pick(15, 200), seed=seed)
+    adv = np.asarray(list(res.per_size.values()))
+    return check_bound(np.concatenate([np.full(vals.size, lo), vals, adv]),
+                       np.concatenate([vals, np.full(vals.size, hi), np.ones(adv.size)]),
                        "l(max gamma) <= L(W) <= l(min gamma) (random + adversarial W)",
                        rtol=1e-12, seed=seed, extra={"lower": lo, "upper": hi, "min_L": float(vals.min()),
-                                                   "max_L": float(vals.max())})
+                                                   "max_L": float(vals.max())}, search=res)
 
 
 def _grad_default(W, X, z, Y, v, loss):
@@ -173,28 +217,52 @@ def check_lemma17(grad_fn: Callable = _grad_default, *, seed: int = 23) -> Check
                 sc = max(np.abs(ref).max(), 1e-300)
                 errs.append(np.abs(grad_fn(W, X, z, Y, v, loss) - ref).max() / sc)
                 errs.append(np.abs(mj.gradient_W(W, X, z, Y, v, loss=loss, stable=False) - ref).max() / sc)
-    return check_bound(errs, 1e-10, "Lemma 17 vs autograd (max relative error)", rtol=0.0, seed=seed)
+    return check_bound(errs, 1e-10, "Lemma 17 vs autograd (max relative error)", rtol=0.0, seed=seed,
+                       no_search="Lemma 17 is an exact identity (closed form = gradient), checked to round-off "
+                                 "at random W for shapes from the smallest (1, 2, 2), norms 1e-2 ... 10 and three "
+                                 "losses: a wrong formula fails at generic W (the negative controls), and the "
+                                 "residual of the right one is float64 rounding, which a search would maximise "
+                                 "as rounding, not as a counterexample")
 
 
 @claim_check("julistiono-lemma-18", "gradient-bound", parts=("softmax-jacobian-norm",))
 def check_lemma18(scale: float = 1.0, *, jacobian_bound: float = 0.5, seed: int = 24) -> CheckRecord:
     """``||S'(h)||_2 <= 1/2``; ``||grad L||_F <= G = M_1/(2n) sum_i ||X_i||_2 ||gamma_i||_2 ||z_i||_2``, every
     entry ``<= G`` and ``||grad L||_q <= D^max(0, 1/q - 1/2) G`` (``scale`` multiplies ``G``), on random
-    and adversarial ``W`` (L-BFGS maximising ``||grad L||_F``)."""
+    and adversarial ``W`` (L-BFGS and Nelder-Mead maximising ``||grad L||_F / G`` and the ``l_{3/2}``
+    ratio on data sets of several sizes; the softmax Jacobian norm likewise over logits, ``T in {2, 3, 6}``)."""
     rng = np.random.default_rng(seed)
     from attention_theory.foundations.softmax import softmax_jacobian
 
     H = rng.standard_normal((pick(10000, 100000), 6)) * 10 ** rng.uniform(-1, 1.5, size=(1, 1))
-    jn = np.linalg.norm(softmax_jacobian(H), ord=2, axis=(-2, -1))
-    check_bound(jn, jacobian_bound, "||diag(s) - s s^T||_2 <= 1/2 on random logits",
-                check="softmax-jacobian-norm", seed=seed, params={"bound": jacobian_bound})
+    jn = list(np.linalg.norm(softmax_jacobian(H), ord=2, axis=(-2, -1)))
+
+    # adversarial: maximise ||diag(s) - s s^T||_2 / bound over the logits, T in {2, 3, 6}
+    def jac_ratio(T: int, h: Any) -> Any:
+        if isinstance(h, torch.Tensor):
+            s_ = torch.softmax(h, 0)
+            return torch.linalg.eigvalsh(torch.diag(s_) - torch.outer(s_, s_))[-1] / jacobian_bound
+        e = np.exp(h - np.max(h))
+        s_ = e / e.sum()
+        return float(np.linalg.eigvalsh(np.diag(s_) - np.outer(s_, s_))[-1]) / jacobian_bound
+
+    jres = maximize_over_sizes(jac_ratio, lambda T, g: g.normal(0, 2, T), (2, 3, 6), restarts=pick(3, 20),
+                               steps=pick(30, 200), seed=seed)
+    jn.extend(v * jacobian_bound for v in jres.per_size.values())
+    check_bound(jn, jacobian_bound, "||diag(s) - s s^T||_2 <= 1/2 on random and adversarial logits",
+                check="softmax-jacobian-norm", seed=seed, params={"bound": jacobian_bound}, search=jres)
     data = mj.synthetic_dataset(seed)
     X, z, Y, v = data["X"], data["z"], data["Y"], data["v"]
-    gamma = mj.scores(X, Y, v)
     n, T, d = X.shape
     M1 = 1.0  # logistic: |l'| <= 1
-    G = scale * M1 / (2 * n) * sum(np.linalg.norm(X[i], 2) * np.linalg.norm(gamma[i]) * np.linalg.norm(z[i])
-                                   for i in range(n))
+
+    def G_of(dd: dict[str, np.ndarray]) -> float:
+        g_ = mj.scores(dd["X"], dd["Y"], dd["v"])
+        return scale * M1 / (2 * dd["X"].shape[0]) * sum(
+            np.linalg.norm(dd["X"][i], 2) * np.linalg.norm(g_[i]) * np.linalg.norm(dd["z"][i])
+            for i in range(dd["X"].shape[0]))
+
+    G = G_of(data)
     lhs, rhs = [], []
     for p in (1.25, 1.75, 2.0, 3.0):
         q = conjugate_exponent(p)
@@ -204,21 +272,197 @@ def check_lemma18(scale: float = 1.0, *, jacobian_bound: float = 0.5, seed: int 
             g = mj.gradient_W(W, X, z, Y, v)
             lhs += [np.linalg.norm(g), np.abs(g).max(), entrywise_lp(g, q)]
             rhs += [G, G, fac * G]
-    T_ = [torch.as_tensor(a) for a in (X, z, Y, v)]
 
-    def gnorm(t: torch.Tensor) -> torch.Tensor:
+    # adversarial: L-BFGS (autograd of the gradient norm) and Nelder-Mead maximise ||grad L||_F / G and
+    # ||grad L||_q / (D^(1/q - 1/2) G) at q = 3/2 (the l_q part with the largest factor checked) over W,
+    # on data sets (n, T, d) = (1, 2, 1), (2, 3, 2), (3, 4, 3) and, at full scale, the check's own
+    # (Nelder-Mead in its 100 dimensions is too slow for the smoke scale)
+    data_s = {size: mj.synthetic_dataset(seed, *size) for size in ((1, 2, 1), (2, 3, 2), (3, 4, 3))}
+    if pick(False, True):
+        data_s[X.shape] = data
+    sizes = [(shape, kind) for shape in data_s for kind in ("F", "q=1.5")]
+    Gs = {size: G_of(dd) for size, dd in data_s.items()}
+    tens = {size: [torch.as_tensor(dd[k]) for k in ("X", "z", "Y", "v")] for size, dd in data_s.items()}
+    fast = {size: mj.make_gradient(dd["X"], dd["z"], dd["Y"], dd["v"]) for size, dd in data_s.items()}
+
+    def gnorm(size: tuple[tuple[int, int, int], str], t: Any) -> Any:
+        shape, kind = size
+        dd = shape[2]
+        qq, fac = (2.0, 1.0) if kind == "F" else (1.5, float(dd * dd) ** (1 / 1.5 - 0.5))
+        if not isinstance(t, torch.Tensor):
+            return entrywise_lp(fast[shape](np.reshape(t, (dd, dd)))[0], qq) / (fac * Gs[shape])
         with torch.enable_grad():
             tt = t if t.requires_grad else t.detach().requires_grad_(True)
-            Wt = tt.reshape(d, d)
-            val = mj.objective_torch(Wt, *T_)
+            Wt = tt.reshape(dd, dd)
+            val = mj.objective_torch(Wt, *tens[shape])
             (gr,) = torch.autograd.grad(val, Wt, create_graph=True)
-            return torch.linalg.norm(gr)
+            return (gr.abs() ** qq).sum() ** (1 / qq) / (fac * Gs[shape])
 
-    res = maximize(gnorm, lambda r: r.standard_normal(d * d), restarts=pick(3, 20), steps=100, seed=seed)
-    lhs.append(res.best_value)
-    rhs.append(G)
+    res = maximize_over_sizes(gnorm, lambda size, r: r.standard_normal(size[0][2] ** 2) * 3,
+                              sizes, restarts=pick(2, 20), steps=pick(15, 100), seed=seed)
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
+    # the largest ||grad L||_F found on the check's own data set (random W; the search too at full scale)
+    max_F = max(lhs[0:len(rhs) - len(res.per_size):3])
+    if str((X.shape, "F")) in res.per_size:
+        max_F = max(max_F, res.per_size[str((X.shape, "F"))] * G)
     return check_bound(lhs, rhs, "gradient bound G of Lemma 18 (Frobenius, entries, l_q)", seed=seed,
-                       extra={"G": G, "adversarial_max_grad_F": res.best_value})
+                       extra={"G": G, "adversarial_max_grad_F": max_F}, search=res)
+
+
+def _lp(W: np.ndarray, p: float) -> float:
+    """Entrywise ``l_p`` norm of one matrix without validation (the searches' inner loops)."""
+    a = np.abs(W)
+    m = a.max()
+    return float(m * ((a / m) ** p).sum() ** (1.0 / p)) if m > 0 else 0.0
+
+
+def _logits(X: np.ndarray, z: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """:func:`~attention_theory.julistiono.model.logits` without validation (the searches' loops)."""
+    return np.matmul(X, np.matmul(z, W.T)[..., None])[..., 0]
+
+
+def _cone_map(inst: ConeInstance, U: np.ndarray, frac: float, mu: float) -> np.ndarray:
+    """The unit-``l_p`` matrix on the ray ``What^mm + t U / ||U||_p`` with ``D_psi(What^mm, What) =
+    frac * mu``: :func:`~attention_theory.julistiono.attention.cone_point` without validation, ``t``
+    by the secant method on ``sqrt(D(t))`` (nearly linear in ``t``), Brent's method as the fallback.
+    The adversarial searches' map of ``(U, frac)`` into ``S_{p, mu}``."""
+    p = inst.p
+    Wh = inst.Wmm / _lp(inst.Wmm, p)
+    nU = _lp(U, p)
+    if not 0 < nU < np.inf or frac <= 0:
+        return Wh
+    # D carries rounding ~1e-16 (it is 1 - <.,.>), i.e. ~1e-16/sqrt(D) in sqrt(D): solve to that
+    # accuracy, aiming 1e-6 (relative) inside the cone so that the point found stays in it
+    Dir, target = U / nU, frac * mu * (1 - 1e-6)
+
+    def D(t: float) -> float:
+        W = Wh + t * Dir
+        W = W / _lp(W, p)
+        return 1.0 - float(np.sum(np.sign(W) * np.abs(W) ** (p - 1) * Wh))
+
+    def point(t: float) -> np.ndarray:
+        W = Wh + t * Dir
+        return W / _lp(W, p)
+
+    r = math.sqrt(target)
+    t0, h0 = 0.0, -r
+    t1 = r
+    for _ in range(12):
+        h1 = math.sqrt(max(D(t1), 0.0)) - r
+        if abs(h1) <= max(1e-10 * r, 4e-16 / r):
+            return point(t1)
+        if h1 == h0:
+            break
+        t0, t1, h0 = t1, t1 - h1 * (t1 - t0) / (h1 - h0), h1
+        if not 0 < t1 < 1e3:
+            break
+    from scipy.optimize import brentq
+
+    hi = max(r / 4, 1e-12)
+    while D(hi) < target and hi < 1e3:
+        hi *= 2
+    return point(hi if D(hi) < target else brentq(lambda t: D(t) - target, 0.0, hi, xtol=1e-12 * hi, rtol=1e-10))
+
+
+def _search_instances(seed: int, ps: tuple[float, ...], shapes: tuple[tuple[int, int, int], ...],
+                      alpha_rule: str = "global") -> dict[tuple[float, tuple[int, int, int]], ConeInstance]:
+    """Cone instances of the searches: data sets ``seed`` of the given ``(n, T, d)`` (those whose
+    l_p-AttSVM for ``alpha_rule`` is feasible)."""
+    out = {}
+    for p in ps:
+        for shape in shapes:
+            try:
+                out[(p, shape)] = cone_instance(seed, p, alpha_rule, *shape)
+            except RuntimeError:   # alpha infeasible on this data set
+                continue
+    return out
+
+
+def _worst(lhs: list[float], rhs: list[float]) -> float:
+    """Largest ``lhs / rhs`` over the pairs of a bound ``lhs <= rhs`` (the record's worst ratio): a pair
+    with ``rhs <= 0`` counts ``-1`` when it holds and ``1e6 (1 + lhs - rhs)`` (above 1) when it fails."""
+    out = -np.inf
+    for a, b in zip(lhs, rhs):
+        out = max(out, a / b if b > 0 else (-1.0 if a <= b else 1e6 * (1 + a - b)))
+    return float(out)
+
+
+def _sig(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-min(max(x, -700.0), 700.0)))
+
+
+def _cone_pair_point(inst: ConeInstance, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(What, V)`` from a search point ``x = (U, s, U', s', ...)``: ``What`` the cone point of ``(U, s)``
+    and ``V = ||W^mm|| *`` the cone point of ``(U', s')`` (both in ``S_{p, mu0}``)."""
+    d2, sh = inst.Wmm.size, inst.Wmm.shape
+    Wh = _cone_map(inst, x[:d2].reshape(sh), _sig(x[d2]), inst.mu0)
+    Vh = _cone_map(inst, x[d2 + 1:2 * d2 + 1].reshape(sh), _sig(x[2 * d2 + 1]), inst.mu0)
+    return Wh, inst.norm_mm * Vh
+
+
+def _normalised_correlation(inst: ConeInstance, W: np.ndarray, V: np.ndarray) -> float:
+    """``<-grad L(W), V>`` (log domain, :func:`scaled_correlation`) divided by the same sums with absolute
+    values, so in ``[-1, 1]``: its sign is the sign of the correlation at any ``||W||``."""
+    c, sh = scaled_correlation(inst, W, V)
+    n = inst.X.shape[0]
+    ar = np.arange(n)
+    h, a = _logits(inst.X, inst.z, W), _logits(inst.X, inst.z, V)
+    gaps = h[ar, inst.alpha][:, None] - h
+    gt = np.abs(inst.gamma[ar, inst.alpha][:, None] - inst.gamma)
+    at = np.abs(a[ar, inst.alpha][:, None] - a)
+    mask = np.ones_like(h, dtype=bool)
+    mask[ar, inst.alpha] = False
+    e = np.where(mask, np.exp(-gaps), 0.0)
+    s_alpha = 1.0 / (1.0 + e.sum(axis=1))
+    w = s_alpha[:, None] * e
+    ws = s_alpha[:, None] * np.where(mask, np.exp(-gaps + sh), 0.0)
+    u = inst.gamma[ar, inst.alpha] - np.sum(w * (inst.gamma[ar, inst.alpha][:, None] - inst.gamma), axis=1)
+    scale = float(np.mean(-mj.loss_derivative(u) * (np.sum(ws * gt * at, axis=1)
+                                                    + np.sum(w * gt, axis=1) * np.sum(ws * at, axis=1))))
+    return c / scale if scale > 0 else 0.0
+
+
+def _cone_init(n_points: int, extra: int) -> Callable:
+    """Starts of the cone searches: ``n_points`` (direction, level) blocks, the level near the
+    boundary, and ``extra`` standard-normal coordinates."""
+    def init(size: tuple[float, tuple[int, int, int]], g: np.random.Generator) -> np.ndarray:
+        d2 = size[1][2] ** 2
+        blocks = [np.append(g.standard_normal(d2), g.uniform(0, 6)) for _ in range(n_points)]
+        return np.concatenate(blocks + [g.standard_normal(extra)])
+    return init
+
+
+def _l19_terms(inst: ConeInstance, Wh: np.ndarray, margin: float) -> tuple[list, list, dict]:
+    """The two bounds of Lemma 19 and the (12a)-(12c) pairs at the unit-norm cone point ``Wh``."""
+    p, d_, A = inst.p, inst.delta, inst.A
+    n = inst.X.shape[0]
+    ar = np.arange(n)
+    Wbar = inst.norm_mm * Wh
+    hb = _logits(inst.X, inst.z, Wbar)
+    hm = _logits(inst.X, inst.z, inst.Wmm)
+    pert = np.abs((hb - hm)[:, :, None] - (hb - hm)[:, None, :])
+    lhs, rhs = [_lp(Wbar - inst.Wmm, p), float(pert.max())], [d_ / (2 * A), d_ / 2]
+    m12 = {"12a": ([], []), "12b": ([], []), "12c": ([], [])}
+    sl = hb[ar, inst.alpha][:, None] - hb          # (x_alpha - x_t)^T Wbar z
+    for i in range(n):
+        S, N = inst.support[i], inst.nonsupport[i]
+        if S.any() and N.any():   # (12a): (x_t - x_tau)^T Wbar z >= 3 delta / 2
+            m12["12a"][0].append(margin * d_)
+            m12["12a"][1].append((sl[i][N][None, :] - sl[i][S][:, None]).min())
+        if N.any():               # (12b)
+            m12["12b"][0].append(1 + margin * d_)
+            m12["12b"][1].append(sl[i][N].min())
+        if S.any():               # (12c)
+            m12["12c"][0].extend([1 - d_ / 2, sl[i][S].max()])
+            m12["12c"][1].extend([sl[i][S].min(), 1 + d_ / 2])
+    return lhs, rhs, m12
+
+
+#: ``(n, T, d)`` of the data sets the cone searches use: the smallest feasible one, one with
+#: non-support tokens, and (full scale) two more.
+_CONE_SHAPES = ((1, 2, 2), (2, 3, 2))
+_CONE_SHAPES_FULL = ((1, 2, 2), (2, 3, 2), (3, 3, 3), (3, 4, 3))
 
 
 @claim_check("julistiono-lemma-19", "cone-margins", parts=(("julistiono-eq-12", "three-inequalities"),))
@@ -227,7 +471,12 @@ def check_lemma19(mu_factor: float = 1.0, *, ps: tuple[float, ...] = LEMMA19_PS,
     """For ``W`` in ``S_{p, mu}`` with ``mu = mu_factor * mu0`` (random interior/boundary points and the
     adversarial boundary directions): ``||Wbar - W^mm||_p <= delta/(2A)``, the perturbation of every
     constraint is ``<= delta/2`` (the record of this check, asserted first), and (12a)-(12c) with the
-    constant ``margin = 3/2`` of ``(12a)``/``(12b)`` (part ``julistiono-eq-12 / three-inequalities``)."""
+    constant ``margin = 3/2`` of ``(12a)``/``(12b)`` (part ``julistiono-eq-12 / three-inequalities``).
+
+    Both are also searched (L-BFGS with central differences and Nelder-Mead) over the cone, a point
+    ``(U, s)`` mapped to the unit-norm matrix on the ray ``What^mm + t U`` at divergence
+    ``sigmoid(s) mu``, on data sets of ``(n, T, d) = (1, 2, 2)`` and ``(2, 3, 2)`` (two more at full
+    scale), for every other ``p`` (every ``p`` at full scale)."""
     rng = np.random.default_rng(seed)
     lhs, rhs, info = [], [], {}
     m12 = {"12a": ([], []), "12b": ([], []), "12c": ([], [])}
@@ -235,38 +484,42 @@ def check_lemma19(mu_factor: float = 1.0, *, ps: tuple[float, ...] = LEMMA19_PS,
         for s in range(seed, seed + pick(1, 6)):
             inst = cone_instance(s, p)
             mu = mu_factor * inst.mu0
-            d_, A = inst.delta, inst.A
-            n, T, _ = inst.X.shape
-            ar = np.arange(n)
             for Wh in cone_samples(inst, mu, rng, pick(10, 60)):
-                Wbar = inst.norm_mm * Wh
-                lhs.append(entrywise_lp(Wbar - inst.Wmm, p))
-                rhs.append(d_ / (2 * A))
-                hb = mj.logits(inst.X, inst.z, Wbar)
-                hm = mj.logits(inst.X, inst.z, inst.Wmm)
-                pert = np.abs((hb - hm)[:, :, None] - (hb - hm)[:, None, :])
-                lhs.append(pert.max())
-                rhs.append(d_ / 2)
-                sl = hb[ar, inst.alpha][:, None] - hb          # (x_alpha - x_t)^T Wbar z
-                for i in range(n):
-                    S, N = inst.support[i], inst.nonsupport[i]
-                    if S.any() and N.any():   # (12a): (x_t - x_tau)^T Wbar z >= 3 delta / 2
-                        m12["12a"][0].append(margin * d_)
-                        m12["12a"][1].append((sl[i][N][None, :] - sl[i][S][:, None]).min())
-                    if N.any():               # (12b)
-                        m12["12b"][0].append(1 + margin * d_)
-                        m12["12b"][1].append(sl[i][N].min())
-                    if S.any():               # (12c)
-                        m12["12c"][0].extend([1 - d_ / 2, sl[i][S].max()])
-                        m12["12c"][1].extend([sl[i][S].min(), 1 + d_ / 2])
-            info[f"p={p},seed={s}"] = {"delta": d_, "A": A, "mu0": inst.mu0, "norm_mm": inst.norm_mm}
+                a, b, m = _l19_terms(inst, Wh, margin)
+                lhs.extend(a)
+                rhs.extend(b)
+                for k in m12:
+                    m12[k][0].extend(m[k][0])
+                    m12[k][1].extend(m[k][1])
+            info[f"p={p},seed={s}"] = {"delta": inst.delta, "A": inst.A, "mu0": inst.mu0, "norm_mm": inst.norm_mm}
+    insts = _search_instances(seed, pick(tuple(ps[::2]), ps), pick(_CONE_SHAPES, _CONE_SHAPES_FULL))
+
+    def objective(part: str) -> Callable:
+        def f(size: tuple[float, tuple[int, int, int]], x: np.ndarray) -> float:
+            inst = insts[size]
+            d2 = inst.X.shape[-1] ** 2
+            Wh = _cone_map(inst, x[:d2].reshape(inst.Wmm.shape), 1 / (1 + math.exp(-x[d2])),
+                           mu_factor * inst.mu0)
+            a, b, m = _l19_terms(inst, Wh, margin)
+            if part == "main":
+                return _worst(a, b)
+            return _worst(sum((m[k][0] for k in m), []), sum((m[k][1] for k in m), []))
+        return numpy_objective(f)
+
+    init = _cone_init(1, 0)
+    budget = {"restarts": pick(1, 4), "steps": pick(6, 16), "seed": seed}
+    res = maximize_over_sizes(objective("main"), init, list(insts), **budget)
+    res12 = maximize_over_sizes(objective("12"), init, list(insts), **budget)
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
     rec = check_bound(lhs, rhs, "||Wbar - W^mm||_p <= delta/(2A) and constraint perturbation <= delta/2",
                       rtol=1e-9, atol=1e-13, seed=seed, params={"mu_factor": mu_factor},
-                      extra={"instances": info})
-    check_bound(np.concatenate([m12[k][0] for k in m12]), np.concatenate([m12[k][1] for k in m12]),
+                      extra={"instances": info}, search=res)
+    check_bound(np.concatenate([m12[k][0] for k in m12] + [list(res12.per_size.values())]),
+                np.concatenate([m12[k][1] for k in m12] + [np.ones(len(res12.per_size))]),
                 "(12a)-(12c) in the Bregman cone", rtol=1e-9, atol=1e-12,
                 claim_id="julistiono-eq-12", check="three-inequalities", seed=seed,
-                params={"mu_factor": mu_factor, "margin": margin})
+                params={"mu_factor": mu_factor, "margin": margin}, search=res12)
     return rec
 
 
@@ -360,23 +613,71 @@ def check_lemma20(alpha_rule: str = "global", *, p: float = 1.75, seed: int = 26
             c18[f"seed={s}"] = lemma20_constants(dataclasses.replace(inst, support=sup))["c_plus"]
         else:
             c18[f"seed={s}"] = consts["c_plus"]
+    # adversarial (L-BFGS with central differences and Nelder-Mead), on data sets (n, T, d) = (1, 2, 2)
+    # and (2, 3, 2) (two more at full scale): What, V/||W^mm|| cone points of x = (U, s, U', s', r),
+    # rho = R_delta (1 + e^r) for the lemma and rho = 0.5 + (4 R_delta - 0.5) sigmoid(r) for (17);
+    # the cone point of (U, s) alone for (16) (its ratios do not depend on rho)
+    insts = _search_instances(seed, (p,), pick(_CONE_SHAPES, _CONE_SHAPES_FULL), alpha_rule) or {(p, inst.X.shape): inst}
+    kon = {k: lemma20_constants(v) for k, v in insts.items()}
+    Rds = {k: c["R_delta_rho"] if math.isfinite(c["R_delta_rho"]) else 60.0 for k, c in kon.items()}
+
+    def lemma(size: tuple, x: np.ndarray) -> float:
+        inst_ = insts[size]
+        Wh, V = _cone_pair_point(inst_, x)
+        rho = Rds[size] * (1 + math.exp(min(max(x[-1], -20.0), 5.0)))
+        return -_normalised_correlation(inst_, rho * inst_.norm_mm * Wh, V)
+
+    def ratios16(size: tuple, x: np.ndarray) -> float:
+        inst_ = insts[size]
+        d2 = inst_.Wmm.size
+        Wh = _cone_map(inst_, x[:d2].reshape(inst_.Wmm.shape), _sig(x[d2]), inst_.mu0)
+        sl = _logits(inst_.X, inst_.z, inst_.norm_mm * Wh)
+        gap = sl[np.arange(sl.shape[0]), inst_.alpha][:, None] - sl
+        d_ = inst_.delta
+        gs, gn = gap[inst_.support], gap[inst_.nonsupport]
+        return _worst([1 - eq16_band * d_] * gs.size + list(gs) + [1 + 1.5 * d_] * gn.size,
+                      list(gs) + [1 + eq16_band * d_] * gs.size + list(gn))
+
+    def ratio17(size: tuple, x: np.ndarray) -> float:
+        inst_ = insts[size]
+        Wh, V = _cone_pair_point(inst_, x)
+        rho = 0.5 + (4 * Rds[size] - 0.5) * _sig(x[-1])
+        if inst_.delta * rho >= 600:
+            return -np.inf
+        corr, _ = scaled_correlation(inst_, rho * inst_.norm_mm * Wh, V,
+                                     shift=eq17_rate * (1 + inst_.delta / 2) * rho)
+        return _worst([lemma17_bound(inst_, rho, kon[size])], [corr])
+
+    budget = {"restarts": pick(1, 4), "steps": pick(4, 25), "seed": seed}
+    res = maximize_over_sizes(numpy_objective(lemma), _cone_init(2, 1), list(insts), **budget)
+    res16 = maximize_over_sizes(numpy_objective(ratios16), _cone_init(1, 0), list(insts), **budget)
+    res17 = maximize_over_sizes(numpy_objective(ratio17), _cone_init(2, 1), list(insts), **budget)
+    pos.extend(-v for v in res.per_size.values() if math.isfinite(v))
+    r16[0].extend(res16.per_size.values())
+    r16[1].extend(np.ones(len(res16.per_size)))
+    b17[0].extend(v for v in res17.per_size.values() if math.isfinite(v))
+    b17[1].extend(1.0 for v in res17.per_size.values() if math.isfinite(v))
     rec = check_bound(np.full(len(pos), 1e-300), pos,
-                      "<-grad L(W), V> > 0 for rho >= R_delta (scaled by e^{(1+delta/2)rho})",
+                      "<-grad L(W), V> > 0 for rho >= R_delta (scaled by e^{(1+delta/2)rho}; the adversarial "
+                      "instances normalised)",
                       seed=seed, params={"p": p, "alpha_rule": alpha_rule},
-                      extra={"thresholds": thresholds, "constants": consts_all})
+                      extra={"thresholds": thresholds, "constants": consts_all}, search=res)
     check_identity(e13, np.zeros(len(e13)), "(13): <grad L(W), V> = mean l'_i gamma_i^T S'(h_i) X_i V z_i vs autograd",
                    atol=1e-10, claim_id="julistiono-eq-13", check="correlation-formula", seed=seed)
     check_identity(e14, np.zeros(len(e14)), "covariance identity (TF-as-SVM Lemma 7) in log-domain form vs autograd",
                    atol=1e-9, claim_id="julistiono-eq-14", check="covariance-identity", seed=seed)
     check_bound(r16[0], r16[1], "(16): log softmax ratios within [-(1+delta/2)rho, -(1-delta/2)rho] (support) "
                 "and <= -(1+3delta/2)rho (non-support)", rtol=1e-9, atol=1e-9,
-                claim_id="julistiono-eq-16", check="softmax-ratios", seed=seed)
+                claim_id="julistiono-eq-16", check="softmax-ratios", seed=seed, search=res16)
     check_bound(b17[0], b17[1], "(17): correlation * e^{(1+delta/2)rho} >= [c_+ - c_- e^{-delta rho} - "
                 "c_2 e^{-(1-3delta/2)rho}]/n", rtol=1e-9, atol=1e-300,
-                claim_id="julistiono-eq-17", check="combined-lower-bound", seed=seed)
+                claim_id="julistiono-eq-17", check="combined-lower-bound", seed=seed, search=res17)
     check_bound([1e-300] * len(c18), list(c18.values()),
                 "(18): c_+ > 0 (some sample has a support token)", claim_id="julistiono-eq-18",
-                check="c-plus-positive", seed=seed, params={"support_tol": eq18_support_tol})
+                check="c-plus-positive", seed=seed, params={"support_tol": eq18_support_tol},
+                no_search="c_+ is one number per data set (a sum over the support tokens of its l_p-AttSVM "
+                          "solution), positive as soon as one sample has a support token: a property of each "
+                          "finite instance, with no continuous variable to search")
     return rec
 
 
@@ -430,20 +731,70 @@ def check_lemma21(alpha_rule: str = "global", *, eps_list: tuple[float, ...] = (
                         c, _ = scaled_correlation(inst, W, inst.Wmm - (1 - eps) * Wbar, shift=eq21_rate * rho)
                         b21[0].append(lemma21_lower_bound(inst, eps, rho))
                         b21[1].append(c)
+    # adversarial (L-BFGS with central differences and Nelder-Mead), on data sets (n, T, d) = (1, 2, 2)
+    # and (2, 3, 2) (two more at full scale): What the cone point of x = (U, s, e, r), eps between
+    # min and max of eps_list (sigmoid(e)) and rho = R_eps (1 + e^r), the three statements below
+    insts = _search_instances(seed, (p,), pick(_CONE_SHAPES, _CONE_SHAPES_FULL), alpha_rule) or {(p, inst.X.shape): inst}
+    e_lo, e_hi = min(eps_list), max(eps_list)
+
+    def point(size: tuple, x: np.ndarray) -> tuple[ConeInstance, float, float, np.ndarray]:
+        inst_ = insts[size]
+        d2 = inst_.Wmm.size
+        Wbar = inst_.norm_mm * _cone_map(inst_, x[:d2].reshape(inst_.Wmm.shape), _sig(x[d2]), inst_.mu0)
+        eps = e_lo + (e_hi - e_lo) * _sig(x[-2])
+        R = lemma21_R_eps(inst_, eps)
+        R = R if math.isfinite(R) else 60.0
+        return inst_, eps, R * (1 + math.exp(min(max(x[-1], -20.0), 5.0))), Wbar
+
+    def lemma(size: tuple, x: np.ndarray) -> float:
+        inst_, eps, rho, Wbar = point(size, x)
+        a, sh = scaled_correlation(inst_, rho * Wbar, inst_.Wmm)
+        b, _ = scaled_correlation(inst_, rho * Wbar, Wbar, shift=sh)
+        return _worst([(1 - eps) * b], [a])
+
+    def rescaled(size: tuple, x: np.ndarray) -> float:
+        inst_, eps, rho, Wbar = point(size, x)
+        a, sh = scaled_correlation(inst_, rho * Wbar, inst_.Wmm)
+        b, _ = scaled_correlation(inst_, rho * Wbar, Wbar, shift=sh)
+        c19, _ = scaled_correlation(inst_, rho * Wbar, inst_.Wmm - (1 - eq19_eps_sign * eps) * Wbar, shift=sh)
+        return -c19 / max(abs(a), abs(b), 1e-300)
+
+    def lower(size: tuple, x: np.ndarray) -> float:
+        inst_, eps, rho, Wbar = point(size, x)
+        c, _ = scaled_correlation(inst_, rho * Wbar, inst_.Wmm - (1 - eps) * Wbar, shift=eq21_rate * rho)
+        return _worst([lemma21_lower_bound(inst_, eps, rho)], [c])
+
+    budget = {"restarts": pick(1, 4), "steps": pick(4, 25), "seed": seed}
+    res = maximize_over_sizes(numpy_objective(lemma), _cone_init(1, 2), list(insts), **budget)
+    res19 = maximize_over_sizes(numpy_objective(rescaled), _cone_init(1, 2), list(insts), **budget)
+    lhs21.extend(v for v in res.per_size.values() if math.isfinite(v))
+    rhs21.extend(1.0 for v in res.per_size.values() if math.isfinite(v))
+    diff.extend(-v for v in res19.per_size.values() if math.isfinite(v))
     rec = check_bound(lhs21, rhs21, "Lemma 21 at rho >= R_eps: (1-eps)<-grad L, What> <= <-grad L, What^mm> "
                       "(both scaled by the same e^shift)", rtol=1e-9, atol=1e-300, seed=seed,
                       params={"eps": list(eps_list), "alpha_rule": alpha_rule},
-                      extra={"R_eps_rho": info, "min_normalised_difference": float(np.min(diff))})
+                      extra={"R_eps_rho": info, "min_normalised_difference": float(np.min(diff))}, search=res)
     check_bound(np.zeros(len(diff)), diff, "(19): the rescaled inequality <-grad L, W^mm - (1-eps) Wbar> >= 0 "
                 "(normalised)", rtol=0.0, atol=1e-12, claim_id="julistiono-eq-19", check="rescaled-inequality",
-                seed=seed)
+                seed=seed, search=res19)
     check_identity(e20, np.zeros(len(e20)), "(20): per-sample covariance decomposition of "
                    "<-grad L, W^mm - (1-eps) Wbar> vs autograd", atol=1e-9,
                    claim_id="julistiono-eq-20", check="per-sample-decomposition", seed=seed)
     if b21[0]:
+        res21 = maximize_over_sizes(numpy_objective(lower), _cone_init(1, 2), list(insts), **budget)
+        b21[0].extend(v for v in res21.per_size.values() if math.isfinite(v))
+        b21[1].extend(1.0 for v in res21.per_size.values() if math.isfinite(v))
         check_bound(b21[0], b21[1], "(21): e^rho <-grad L, W^mm - (1-eps) Wbar> >= book's lower bound",
-                    rtol=1e-9, atol=1e-300, claim_id="julistiono-eq-21", check="lower-bound", seed=seed)
+                    rtol=1e-9, atol=1e-300, claim_id="julistiono-eq-21", check="lower-bound", seed=seed,
+                    search=res21)
     return rec
+
+
+_TRAJ = ("the statement is about the l_p-AttGD runs themselves (three starts R0 in {1, 3, 10} per p from "
+         "fixed cone directions on one data set)")
+_NO_SEARCH_L27 = (_TRAJ + "; the threshold 0.9 for R0 >= 10 is the book's calibration on these runs, "
+                  "while the lemma's own R_eps (Lemma 21, hundreds to thousands in units of rho) lies far "
+                  "beyond them: a search over single steps would test the calibration, not the lemma")
 
 
 def _valid_ratio(tr: dict[str, Any]) -> np.ndarray:
@@ -499,15 +850,18 @@ def check_lemma27(alpha_rule: str = "global", init: str = "cone", *, threshold: 
     rec = check_bound(lhs, rhs, "Lemma 27 along trajectories (progress toward What^mm vs norm growth)",
                       rtol=1e-9, atol=1e-300,
                       params={"threshold": threshold, "alpha_rule": alpha_rule, "init": init},
-                      extra={"per_run": info})
+                      extra={"per_run": info}, no_search=_NO_SEARCH_L27)
     if not l25:
         l25, r25 = [1.0], [0.0]   # nothing resolvable: the run did not move
     check_bound(l25, r25, f"(25): <grad psi(W(k+1)) - grad psi(W(k)), What^mm> >= {threshold} "
                 f"(||W(k+1)||^(p-1) - ||W(k)||^(p-1)) for R0 >= {r25_min}", rtol=1e-9, atol=1e-300,
                 claim_id="julistiono-eq-25", check="per-step-ratio",
-                params={"threshold": threshold, "R0_min": r25_min})
+                params={"threshold": threshold, "R0_min": r25_min}, no_search=_NO_SEARCH_L27)
     check_bound(mono, 1e-12, "min per-step ratio non-decreasing in R0 (eps_emp decreasing)", rtol=0.0,
-                check="eps-decreasing-in-r0", params={"trend": eps_trend})
+                check="eps-decreasing-in-r0", params={"trend": eps_trend},
+                no_search="an empirical trend across the three runs per p (the minimum per-step ratio of "
+                          "each run against its starting norm R0 in {1, 3, 10}): a finite set of runs, "
+                          "no continuous instance space")
     return rec
 
 
@@ -549,13 +903,21 @@ def check_lemma28(alpha_rule: str = "global", init: str = "cone", *, ps: tuple[f
                                                  "final_D": float(D[-1, j]), "final_eps": float(epsk[-1])}
     rec = check_bound(wide, mu_wide, f"every iterate in the wider cone D_k <= {mu_wide}",
                       params={"alpha_rule": alpha_rule, "init": init, "mu_wide": mu_wide},
-                      extra={"per_run": info})
+                      extra={"per_run": info},
+                      no_search=_TRAJ + "; the lemma's mu' and R exist but are not explicit, so the check "
+                                "is the book's empirical wider cone mu_wide = 0.1 on every iterate of the "
+                                "runs with R0 >= 3, not a bound over a searchable instance space")
     check_identity(idn, np.zeros(len(idn)), "D_k = 1 - <grad psi(W_k), What^mm>/||W_k||^{p-1}", atol=1e-12,
                    claim_id="julistiono-eq-26", check="divergence-identity")
     check_bound(lhs, rhs, "(27) at every step with the running eps_k", rtol=1e-9,
-                claim_id="julistiono-eq-27", check="divergence-recursion", params={"eps_factor": eq27_eps_factor})
+                claim_id="julistiono-eq-27", check="divergence-recursion", params={"eps_factor": eq27_eps_factor},
+                no_search=_TRAJ + "; eps_k is the running worst per-step ratio of the run itself, so (27) is "
+                          "a statement about each whole trajectory (summed over its steps), every step of "
+                          "every run included")
     check_bound(mono, 1e-12, "||W(k)||_p non-decreasing", rtol=0.0, check="monotone-norm",
-                params={"trend": norm_trend})
+                params={"trend": norm_trend},
+                no_search=_TRAJ + ", every step checked; the one-step growth behind it is Lemma 22, searched "
+                          "adversarially in its own check")
     return rec
 
 
@@ -586,7 +948,10 @@ def check_lemma30(growth: Callable[[np.ndarray], np.ndarray] = np.log, *, ps: tu
             fits[f"p={p},R0={tr['R0'][j]:g}"] = {"c1": c1, "c2": c2, "norm_start": float(nr[0, j]),
                                                  "norm_end": float(nr[-1, j])}
     return check_bound(lhs, rhs, "||W(k)|| >= c1 growth(k) - c2 on the second half (fitted on the first); "
-                       "growth over each doubling", rtol=1e-12, extra={"fits": fits})
+                       "growth over each doubling", rtol=1e-12, extra={"fits": fits},
+                       no_search=_TRAJ + "; c1 and c2 are fitted on the first half of each run and tested "
+                                 "on its second half (the lemma's constants are not explicit): an "
+                                 "empirical statement about the runs, every step included")
 
 
 def _e1(seeds: tuple[int, ...], ps: tuple[float, ...], stable: bool) -> dict[float, dict[str, Any]]:
@@ -622,7 +987,10 @@ def check_fig4(q_for_svm: Callable[[float], float] | None = None, stable: bool =
                           "frac_own_closest": frac_closest,
                           "median_D_by_q": {str(qq): float(np.median(final[qq])) for qq in E1_PS}}
     return check_bound(lhs, rhs, f"fraction of seeds with D(own SVM) <= {tol} and own SVM closest >= {fraction}",
-                       params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info})
+                       params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info},
+                       no_search="an empirical statement about experiment E1 (normalised l_p-AttGD at the "
+                                 "paper's horizons on the E1 data sets, or its committed full-scale result): "
+                                 "fractions of training runs over seeds, no continuous instance space")
 
 
 @claim_check("julistiono-lemma-29", "directional-convergence")
@@ -644,4 +1012,8 @@ def check_lemma29(stable: bool = True, *, ps: tuple[float, ...] = E1_PS, seeds: 
         info[f"p={p}"] = {"median_final": float(np.median(D[-1])), "median_quarter": float(np.median(D[K // 4])),
                           "frac_below_tol": float(np.mean(D[-1] <= tol))}
     return check_bound(lhs, rhs, "directional Bregman divergence to the own-p SVM small and decreasing",
-                       params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info})
+                       params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info},
+                       no_search="an empirical statement about the E1 training runs (fraction of seeds "
+                                 "within tol at the horizon and the median decrease of D over the run); "
+                                 "the lemma's rate constants are not explicit, so there is no bound over a "
+                                 "continuous instance space to search")

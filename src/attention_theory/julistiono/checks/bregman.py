@@ -10,7 +10,7 @@ statement's constant or formula as a keyword argument with the reconstructed val
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -36,8 +36,24 @@ from attention_theory.julistiono.bregman_lemmas import (
     lemma13_scalar_constants,
     md_trajectory,
 )
-from attention_theory.search import maximize, maximize_over_sizes
+from attention_theory.search import maximize_over_sizes, numpy_objective
 from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check
+
+
+def _sigmoid(x: Any) -> Any:
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -700.0, 700.0)))
+
+
+def _p_of(s: float, lo: float = 1.05, hi: float = 6.0) -> float:
+    """A search coordinate mapped to an exponent ``p`` in ``[lo, hi]`` (the range of ``P_ALL``)."""
+    return float(lo + (hi - lo) * _sigmoid(s))
+
+
+def _lp(W: np.ndarray, p: float) -> float:
+    """:func:`~attention_theory.foundations.mirror.entrywise_lp` of one matrix without validation
+    (the searches' inner loops)."""
+    m = float(np.max(np.abs(W)))
+    return m * float(np.sum(np.abs(W / m) ** p)) ** (1.0 / p) if m > 0 else 0.0
 
 
 def _rel_err(a: np.ndarray, b: np.ndarray, scale: np.ndarray | float | None = None) -> np.ndarray:
@@ -87,8 +103,20 @@ def check_def1_closed_form(closed_form: Callable[[np.ndarray, np.ndarray, float]
             errs.append(abs(closed_form(V, V, p)) / psi(V, p))
             U, Vn = W / entrywise_lp(W, p), V / entrywise_lp(V, p)
             errs.append(abs(closed_form(U, Vn, p) - (1 - np.sum(grad_psi(Vn, p) * U))))
+
+    # adversarial: maximise -D(W, V) / (psi(W) + psi(V)) over (W, V) and p between min and max of P_ALL
+    def neg_d(shape: tuple[int, int], z: np.ndarray) -> float:
+        k = shape[0] * shape[1]
+        W, V, p = z[:k].reshape(shape), z[k:2 * k].reshape(shape), _p_of(z[-1], min(P_ALL), max(P_ALL))
+        scale = psi(W, p) + psi(V, p)
+        return -closed_form(W, V, p) / scale if scale > 0 else -np.inf
+
+    res = maximize_over_sizes(numpy_objective(neg_d), lambda sh, g: g.standard_normal(2 * sh[0] * sh[1] + 1),
+                              ((1, 1), (1, 2), (2, 2), (3, 3)), restarts=pick(2, 12), steps=pick(15, 200),
+                              seed=seed)
+    neg.extend(res.per_size.values())
     check_bound(neg, 1e-13, "D_psi(W, V) >= 0 (normalised by psi(W) + psi(V))", atol=0.0, rtol=0.0,
-                check="closed-form-nonnegative", seed=seed)
+                check="closed-form-nonnegative", seed=seed, search=res)
     return check_identity(errs, np.zeros(len(errs)),
                           "closed form = generic definition with autograd grad psi; D(V, V) = 0; "
                           "unit-norm form 1 - <grad psi(V), U> (relative errors)",
@@ -145,7 +173,11 @@ def check_def1_md_step(step: Callable[..., np.ndarray] = md_step, *,
                          "first-order condition of the MD argmin and p = 2 equals GD (relative)",
                          atol=1e-12, seed=seed)
     check_bound(num, 1e-4, "MD step agrees with scipy's minimiser of eta<G,V> + D(V, W)",
-                check="md-step-numerical", seed=seed)
+                check="md-step-numerical", seed=seed,
+                no_search="the bound is the accuracy of scipy's BFGS minimiser against the closed-form step (the "
+                          "statement itself, the first-order condition of the argmin, is the exact identity "
+                          "asserted first); maximising it would search for where BFGS stops early, not for a "
+                          "counterexample to the statement")
     return rec
 
 
@@ -173,11 +205,29 @@ def check_eq11(phi: Callable[[np.ndarray, np.ndarray, float], np.ndarray] = _phi
         dv = (v + delta) ** (p - 1) - v ** (p - 1) - (p - 1) * v ** (p - 2) * delta
         up = (p >= 2) == increasing_for_p_at_least_2
         sign_viol.extend(-dv / v ** (p - 1) if up else dv / v ** (p - 1))
+
+    # adversarial: the same two signs, maximised over (w, v) in [-3, 3]^2 (phi) and over
+    # v in (0.01, 3), delta / v in (-0.99, 3) (the derivative), with p in [1.05, 2) or [2, 6]
+    def violation(size: tuple[str, str], z: np.ndarray) -> float:
+        part, half = size
+        p = _p_of(z[2], 1.05, 2.0 - 1e-9) if half == "p<2" else _p_of(z[2], 2.0, 6.0)
+        if part == "phi":
+            return -float(np.asarray(phi(3 * np.tanh(z[:1]), 3 * np.tanh(z[1:2]), p)).sum())
+        v = 0.01 + 2.99 * _sigmoid(z[1])
+        delta = (-0.99 + 3.99 * _sigmoid(z[0])) * v
+        dv = (v + delta) ** (p - 1) - v ** (p - 1) - (p - 1) * v ** (p - 2) * delta
+        up = (p >= 2) == increasing_for_p_at_least_2
+        return float(-dv / v ** (p - 1) if up else dv / v ** (p - 1))
+
+    res = maximize_over_sizes(numpy_objective(violation), lambda size, g: g.standard_normal(3),
+                              [(part, half) for part in ("phi", "derivative") for half in ("p<2", "p>=2")],
+                              restarts=pick(3, 20), steps=pick(60, 300), seed=seed)
+    sign_viol.extend(res.per_size.values())
     rec = check_identity(errs, np.zeros(len(errs)), "D_psi = sum of entrywise terms (11)",
                          atol=1e-12, seed=seed)
     check_bound(sign_viol, 1e-12, "phi_p >= 0 and the sign of d/dv phi_p(v + delta, v) "
-                "(>= 0 for p >= 2, <= 0 for p < 2) on 2000 points per p", rtol=0.0,
-                check="entrywise-sign", seed=seed)
+                "(>= 0 for p >= 2, <= 0 for p < 2) on 2000 points per p and adversarial points", rtol=0.0,
+                check="entrywise-sign", seed=seed, search=res)
     return rec
 
 
@@ -188,9 +238,11 @@ def _l12_exponent(p: float) -> float:
 @claim_check("julistiono-lemma-12", "norm-interval")
 def check_lemma12(exponent: Callable[[float], float] = _l12_exponent, *, seed: int = 4) -> CheckRecord:
     """``||w||_p / ||w||_2`` lies between ``1`` and ``D^exponent(p)`` (ends swapped at ``p = 2``),
-    on random families and at adversarial extrema (L-BFGS over the ratio)."""
+    on random families and at adversarial extrema: L-BFGS and Nelder-Mead maximise ``r / max(1, c)``
+    and ``min(1, c) / r`` over ``w`` and ``p in [1.05, 6]`` for ``D in {1, 4, 9}`` entries (``25`` at
+    full scale)."""
     rng = np.random.default_rng(seed)
-    ratios, extra = [], {}
+    ratios = []
     for d in (1, 2, 5, 10):
         D = d * d
         for p in P_ALL:
@@ -203,19 +255,25 @@ def check_lemma12(exponent: Callable[[float], float] = _l12_exponent, *, seed: i
                         continue
                     r = entrywise_lp(w, p) / np.linalg.norm(w)
                     ratios.extend([lo / r, r / hi])
-            if d == 10 and p in (1.25, 3.0):
-                def ratio(t: torch.Tensor, p=p) -> torch.Tensor:
-                    return (t.abs() ** p).sum() ** (1 / p) / torch.linalg.vector_norm(t)
-                mx = maximize(ratio, lambda g: g.standard_normal(D), restarts=pick(3, 20), steps=300, seed=seed)
-                mn = maximize(lambda t, p=p: -ratio(t, p), lambda g: g.standard_normal(D),
-                              restarts=pick(3, 20), steps=300, seed=seed)
-                extra[f"p={p}"] = {"max_found": mx.best_value, "min_found": -mn.best_value,
-                                   "interval": [lo, hi]}
-                ratios.extend([lo / (-mn.best_value), mx.best_value / hi])
+
+    def ratio(size: tuple[int, str], z: np.ndarray) -> float:
+        D, side = size
+        w, p = z[:D], _p_of(z[D])
+        if not np.any(w):
+            return -np.inf
+        c = float(D) ** exponent(p)
+        r = _lp(w, p) / _lp(w, 2.0)
+        return r / max(1.0, c) if side == "upper" else min(1.0, c) / r
+
+    sizes = [(d * d, side) for d in pick((1, 2, 3), (1, 2, 3, 5)) for side in ("upper", "lower")]
+    res = maximize_over_sizes(numpy_objective(ratio), lambda size, g: g.standard_normal(size[0] + 1), sizes,
+                              restarts=pick(2, 20), steps=pick(30, 300), seed=seed)
+    ratios.extend(res.per_size.values())
+    extra = {f"D={D} {side}": res.per_size[str((D, side))] for D, side in sizes}
     return check_bound(ratios, np.ones(len(ratios)),
                        "min(1, D^(1/p-1/2)) <= ||w||_p/||w||_2 <= max(1, D^(1/p-1/2)) "
                        "(one-hot and constant-magnitude matrices attain the ends)",
-                       rtol=1e-12, seed=seed, extra={"adversarial": extra})
+                       rtol=1e-12, seed=seed, extra={"adversarial": extra}, search=res)
 
 
 @claim_check("julistiono-lemma-13", "bregman-dominates-norm")
@@ -225,7 +283,7 @@ def check_lemma13(c_L1: Callable[[float], float] = c_l1, c_L2: Callable[[float],
     ``D_psi(W, V) >= c_L2 ||W - V||_2^2``.  Scalar grid, random matrix pairs in the ball and an
     adversarial search of ``c ||W - V|| / D`` (``W = U / max(1, ||U||_p)``)."""
     rng = np.random.default_rng(seed)
-    lhs, rhs, best = [], [], {}
+    lhs, rhs, best, consts = [], [], {}, {}
     g = pick(401, 2001)
     t = np.linspace(-radius, radius, g)
     w, v = (a.ravel() for a in np.meshgrid(t, t))
@@ -240,30 +298,40 @@ def check_lemma13(c_L1: Callable[[float], float] = c_l1, c_L2: Callable[[float],
             V *= radius * rng.uniform(0, 1) / entrywise_lp(V, p)
             lhs.append(c * float(np.sum(np.abs(W - V) ** e)))
             rhs.append(bregman(W, V, p))
-        if p in (1.25, 1.75, 3.0, 4.0):
-            def ratio(size: int, x, p=p, c=c, e=e):
-                as_np = isinstance(x, np.ndarray)
-                xt = torch.as_tensor(x)
+        consts[p] = (c, e)
 
-                def ball(u):
-                    n = (u.abs() ** p).sum() ** (1 / p)
-                    return radius * u / torch.clamp(n, min=1.0)
-                W, V = ball(xt[:size]), ball(xt[size:])
-                D = (W.abs() ** p).sum() / p - (V.abs() ** p).sum() / p - (torch.sign(V) * V.abs() ** (p - 1) * (W - V)).sum()
-                val = c * ((W - V).abs() ** e).sum() / (D + 1e-300)
-                # pairs closer than 1e-4 (max entry) are left out: there D ~ 1e-8 and the ratio of
-                # two round-off-sized numbers would measure cancellation, not the lemma
-                val = torch.where((W - V).abs().max() >= 1e-4, val, torch.zeros_like(val))
-                return float(val) if as_np else val
-            # matrices with 1, 4 and 9 entries (the scalar case included), L-BFGS and Nelder-Mead
-            res = maximize_over_sizes(ratio, lambda size, r: r.standard_normal(2 * size), (1, 4, 9),
-                                      restarts=pick(2, 16), steps=pick(80, 200), seed=seed)
-            best[f"p={p}"] = {"worst_ratio": res.best_value, "empirical_constant_scalar": lemma13_scalar_constants(p),
-                              "paper_constant": c, **res.record()}
-            lhs.append(res.best_value)
-            rhs.append(1.0)
+    def ratio(size: tuple[float, int], x: Any) -> Any:
+        p, k = size
+        c, e = consts[p]
+        if isinstance(x, torch.Tensor):
+            def ball(u: torch.Tensor) -> torch.Tensor:
+                n = (u.abs() ** p).sum() ** (1 / p)
+                return radius * u / torch.clamp(n, min=1.0)
+            W, V = ball(x[:k]), ball(x[k:])
+            D = (W.abs() ** p).sum() / p - (V.abs() ** p).sum() / p - (torch.sign(V) * V.abs() ** (p - 1) * (W - V)).sum()
+            val = c * ((W - V).abs() ** e).sum() / (D + 1e-300)
+            # pairs closer than 1e-4 (max entry) are left out: there D ~ 1e-8 and the ratio of
+            # two round-off-sized numbers would measure cancellation, not the lemma
+            return torch.where((W - V).abs().max() >= 1e-4, val, torch.zeros_like(val))
+        x = np.asarray(x, dtype=float)
+        W, V = (radius * u / max(float(np.sum(np.abs(u) ** p)) ** (1 / p), 1.0) for u in (x[:k], x[k:]))
+        if np.abs(W - V).max() < 1e-4:
+            return 0.0
+        return c * float(np.sum(np.abs(W - V) ** e)) / (bregman(W, V, p) + 1e-300)
+
+    # matrices with 1, 4 and 9 entries (the scalar case included), L-BFGS and Nelder-Mead
+    ps = [p for p in P_ALL if p in (1.25, 1.75, 3.0, 4.0)] or list(P_ALL)
+    res = maximize_over_sizes(ratio, lambda size, r: r.standard_normal(2 * size[1]),
+                              [(p, k) for p in ps for k in (1, 4, 9)],
+                              restarts=pick(2, 16), steps=pick(80, 200), seed=seed)
+    for p in ps:
+        worst = max(res.per_size[str((p, k))] for k in (1, 4, 9))
+        best[f"p={p}"] = {"worst_ratio": worst, "empirical_constant_scalar": lemma13_scalar_constants(p),
+                          "paper_constant": consts[p][0]}
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "Lemma 13 (L1 for p >= 2, L2 for p < 2 on the unit ball)", rtol=1e-9,
-                       atol=1e-12, seed=seed, params={"radius": radius}, extra={"adversarial": best})
+                       atol=1e-12, seed=seed, params={"radius": radius}, extra={"adversarial": best}, search=res)
 
 
 def _l14(x, y, p):
@@ -305,18 +373,25 @@ def _power_check(bounds: Callable, exponent: Callable[[float], float], seed: int
         lo, hi = bounds(x, y, p)
         ratios.extend(lo / diff)
         ratios.extend(diff / hi)
-        # adversarial: maximise each ratio over (log y, log r)
-        for which in (0, 1):
-            def obj(t: torch.Tensor, p=p, which=which) -> torch.Tensor:
-                yv = torch.exp(torch.clamp(t[0], -7.0, 7.0))
-                xv = yv * (1 + torch.exp(torch.clamp(t[1], -18.0, 2.3)))
-                dv = _pdiff(yv, (xv - yv) / yv, exponent(p))
-                lo_t, hi_t = bounds(xv, yv, p)
-                return lo_t / dv if which == 0 else dv / hi_t
-            res = maximize(obj, lambda g: np.array([g.uniform(-5, 5), g.uniform(-15, 2)]),
-                           restarts=pick(3, 20), steps=100, seed=seed)
-            ratios.append(res.best_value)
-    return check_bound(ratios, np.ones(len(ratios)), what, rtol=1e-9, seed=seed)
+
+    # adversarial: maximise each ratio over (log y, log r), for every p and both sides
+    def obj(size: tuple[float, int], t: Any) -> Any:
+        p, which = size
+        if isinstance(t, torch.Tensor):
+            yv = torch.exp(torch.clamp(t[0], -7.0, 7.0))
+            xv = yv * (1 + torch.exp(torch.clamp(t[1], -18.0, 2.3)))
+        else:
+            yv = float(np.exp(np.clip(t[0], -7.0, 7.0)))
+            xv = yv * (1 + float(np.exp(np.clip(t[1], -18.0, 2.3))))
+        dv = _pdiff(yv, (xv - yv) / yv, exponent(p))
+        lo_t, hi_t = bounds(xv, yv, p)
+        return lo_t / dv if which == 0 else dv / hi_t
+
+    res = maximize_over_sizes(obj, lambda size, g: np.array([g.uniform(-5, 5), g.uniform(-15, 2)]),
+                              [(p, which) for p in P_ALL for which in (0, 1)],
+                              restarts=pick(3, 20), steps=pick(60, 200), seed=seed)
+    ratios.extend(res.per_size.values())
+    return check_bound(ratios, np.ones(len(ratios)), what, rtol=1e-9, seed=seed, search=res)
 
 
 @claim_check("julistiono-lemma-14", "power-difference")
@@ -381,11 +456,30 @@ def check_lemma22(sign: float = -1.0, *, denominator_exponent: Callable[[float],
         tr = md_trajectory(p, seed=seed)
         for k in range(len(tr["W"]) - 1):
             add(tr["W"][k], tr["G"][k], tr["eta"], p)
+
+    # adversarial: maximise lower bound / ||W(k+1)||^(p-1) over W, G, eta in [1e-3, 1] and
+    # p between min and max of P_ALL (the lemma holds for any G in place of the gradient)
+    def ratio(shape: tuple[int, int], z: np.ndarray) -> float:
+        k = shape[0] * shape[1]
+        W, G = z[:k].reshape(shape), z[k:2 * k].reshape(shape)
+        eta, p = float(10 ** (-3 + 3 * _sigmoid(z[-2]))), _p_of(z[-1], min(P_ALL), max(P_ALL))
+        nW = _lp(W, p)
+        if nW == 0:
+            return -np.inf
+        low = nW ** (p - 1) + eta * float(np.sum(-G * W)) / nW ** denominator_exponent(p)
+        up = _lp(md_step(W, G, eta, p), p) ** (p - 1)
+        return low / up if up > 0 else (np.inf if low > 0 else -np.inf)
+
+    res = maximize_over_sizes(numpy_objective(ratio), lambda sh, g: g.standard_normal(2 * sh[0] * sh[1] + 2),
+                              ((1, 1), (2, 2), (3, 4)), restarts=pick(2, 12), steps=pick(15, 150),
+                              seed=seed)
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
     check_identity(errs, np.zeros(len(errs)), "(22): <grad psi(W(k+1)), W(k)> = ||W(k)||^p - eta <grad L, W(k)>",
                    atol=1e-12, claim_id="julistiono-eq-22", check="inner-product-identity", seed=seed)
     # the inequality is LHS <= RHS with LHS the lower bound
     return check_bound(lhs, rhs, "||W(k+1)||_p^(p-1) >= ||W(k)||_p^(p-1) + eta <-G, W(k)>/||W(k)||_p",
-                       rtol=1e-12, atol=1e-300, seed=seed)
+                       rtol=1e-12, atol=1e-300, seed=seed, search=res)
 
 
 def _breg_L(data: dict, W: np.ndarray, V: np.ndarray, LW: float, LV: float, GV: np.ndarray) -> float:
@@ -470,10 +564,46 @@ def check_lemma24(require_relative_smoothness: bool = True, *, etas: tuple[float
             # at the common starting point W_0: D(W_0, W_1) / (eta <-grad L, W_0>) is O(eta)
             c0 = eta * float(np.sum(-Gs[0] * Ws[0]))
             lin[f"p={p},eta={eta}"] = bregman(Ws[0], Ws[1], p) / abs(c0)
+
+    # adversarial: one MD step from any W_k (data sets with (n, T, d) = (1, 2, 1), (2, 3, 2) and the
+    # trajectories' (4, 5, 4)), eta = etas[0] * 10^(-2 .. 0), p in [1.25, 3]: maximise
+    # L_{k+1} / (L_k - D(W_k, W_{k+1})/eta) where eta D_L <= (1 - 1e-6) D_psi; elsewhere the
+    # objective is 1 - (the relative excess of eta D_L), below 1, so a value above 1 can only come
+    # from a step that the lemma covers.  By the identity (24b) the inequality is an equality at
+    # eta D_L = D_psi; the margin 1e-6 and the resolvability condition (both divergences at least
+    # 1e-8 (psi(W_k) + psi(W_{k+1})), the round-off of their closed forms) keep the search from
+    # measuring the rounding of that identity (part eq-24) instead of the lemma
+    sizes = pick(((1, 2, 1), (2, 3, 2)), ((1, 2, 1), (2, 3, 2), (4, 5, 4)))
+    datasets = {size: mj.synthetic_dataset(seed, *size) for size in sizes}
+    closures = {size: mj.make_gradient(*(datasets[size][k] for k in ("X", "z", "Y", "v"))) for size in sizes}
+
+    def ratio(size: tuple[int, int, int], z: np.ndarray) -> float:
+        data, grad = datasets[size], closures[size]
+        d = size[2]
+        Wk = 3.0 * z[:d * d].reshape(d, d)
+        eta, p = float(etas[0] * 10 ** (-2 + 2 * _sigmoid(z[-2]))), _p_of(z[-1], 1.25, 3.0)
+        G, u = grad(Wk)
+        Lk = float(np.mean(mj.loss_value(u)))
+        Wk1 = md_step(Wk, G, eta, p)
+        Lk1 = float(np.mean(mj.loss_value(grad(Wk1)[1])))
+        Dfw, Dbw = bregman(Wk1, Wk, p), bregman(Wk, Wk1, p)
+        DL = _breg_L(data, Wk1, Wk, Lk1, Lk, G)
+        if min(Dfw, Dbw) < 1e-8 * (psi(Wk, p) + psi(Wk1, p)):
+            return 0.0   # a step below the resolution of the divergences: not an instance
+        if require_relative_smoothness and eta * DL > (1 - 1e-6) * Dfw:
+            return 1.0 - (eta * DL - (1 - 1e-6) * Dfw) / (abs(eta * DL) + abs(Dfw))
+        den = Lk - Dbw / eta
+        return Lk1 / den if den > 0 else (np.inf if Lk1 > 0 else -np.inf)
+
+    res = maximize_over_sizes(numpy_objective(ratio), lambda size, g: g.standard_normal(size[2] ** 2 + 2),
+                              sizes, restarts=pick(2, 10), steps=pick(15, 100),
+                              seed=seed)
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
     check_identity(errs, np.zeros(len(errs)), "(24) identities along l_p-AttGD (relative)", atol=1e-11,
                    claim_id="julistiono-eq-24", check="descent-identities", seed=seed)
     return check_bound(lhs, rhs, "L(W_{k+1}) <= L(W_k) - D(W_k, W_{k+1})/eta where eta L is 1-smooth rel. to psi",
-                       rtol=1e-12, atol=1e-15, seed=seed,
+                       rtol=1e-12, atol=1e-15, seed=seed, search=res,
                        extra={"max_relative_smoothness_ratio": float(np.max(smooth_ratio)),
                               "D_over_correlation_at_W0": lin,
                               "require_relative_smoothness": require_relative_smoothness})
@@ -534,5 +664,29 @@ def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *,
         tr = md_trajectory(p, seed=seed)
         for k in range(len(tr["W"]) - 1):
             add(tr["W"][k], tr["G"][k], tr["eta"], p)
-    return check_bound(lhs, rhs, "Lemma 4 increment bound (random, aligned worst case, trajectories), "
-                       "both sides divided by max(x, y)", rtol=1e-9, atol=1e-14, seed=seed)
+
+    # adversarial: maximise (x - y) / (eta ||G||_q factor(x, y) / (p - 1)) over W, G (||G||_q = 1),
+    # eta in [1e-3, 1] and p between min and max of P_ALL on steps whose growth is
+    # resolvable (x - y > 1e-9 max(x, y)); other steps do not grow and count as ratio 0
+    def ratio(shape: tuple[int, int], z: np.ndarray) -> float:
+        k = shape[0] * shape[1]
+        W, G = z[:k].reshape(shape), z[k:2 * k].reshape(shape)
+        eta, p = float(10 ** (-3 + 3 * _sigmoid(z[-2]))), _p_of(z[-1], min(P_ALL), max(P_ALL))
+        q = conjugate_exponent(p)
+        nG = _lp(G, q)
+        if nG == 0 or not np.any(W):
+            return -np.inf
+        G = G / nG
+        x, y = _lp(md_step(W, G, eta, p), p), _lp(W, p)
+        if x - y <= 1e-9 * max(x, y):
+            return 0.0
+        return (x - y) / (eta / (p - 1) * factor(x, y, p))
+
+    res = maximize_over_sizes(numpy_objective(ratio), lambda sh, g: g.standard_normal(2 * sh[0] * sh[1] + 2),
+                              ((1, 1), (2, 2), (3, 3)), restarts=pick(2, 12), steps=pick(15, 150),
+                              seed=seed)
+    lhs.extend(res.per_size.values())
+    rhs.extend(np.ones(len(res.per_size)))
+    return check_bound(lhs, rhs, "Lemma 4 increment bound (random, aligned worst case, trajectories, "
+                       "adversarial), both sides divided by max(x, y)", rtol=1e-9, atol=1e-14, seed=seed,
+                       search=res)

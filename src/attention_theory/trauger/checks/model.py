@@ -15,7 +15,7 @@ import torch
 
 from attention_theory.config import pick
 from attention_theory.foundations.tensors import f64
-from attention_theory.search import maximize, maximize_over_sizes
+from attention_theory.search import maximize_over_sizes
 from attention_theory.trauger import model as tm
 from attention_theory.verify import (
     CheckRecord,
@@ -159,8 +159,15 @@ def check_proj_norm_idempotent(*, proj: Callable[[torch.Tensor], torch.Tensor] =
         once.append(P.numpy().ravel())
         twice.append(proj(P).numpy().ravel())
         norms.extend(torch.linalg.vector_norm(P, dim=-1).numpy())
+
+    def row_norm(n: int, v: torch.Tensor) -> torch.Tensor:
+        return torch.linalg.vector_norm(proj(torch.as_tensor(v, dtype=torch.float64).reshape(1, n)))
+
+    res = maximize_over_sizes(row_norm, lambda n, g: g.standard_normal(n) * 10 ** g.uniform(-1, 1), (1, 2, 5),
+                              restarts=pick(3, 12), steps=pick(30, 200), seed=seed)
+    norms.extend(res.per_size.values())
     check_bound(norms, np.ones(len(norms)), "rows of Pi_norm(Z) have l2 norm <= 1", rtol=1e-12,
-                seed=seed, check="proj-unit-rows")
+                seed=seed, check="proj-unit-rows", search=res)
     return check_identity(np.concatenate(twice), np.concatenate(once), "Pi_norm is idempotent",
                           atol=1e-14, seed=seed)
 
@@ -191,7 +198,30 @@ def check_proj_norm_lipschitz(*, constant: float = 1.0, seed: int = 6) -> CheckR
     ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), constant), f"Pi_norm is {constant:g}-Lipschitz in l2",
                        rtol=1e-12, seed=seed, params={"constant": constant},
-                       extra={"adversarial_best": best, **res.record()})
+                       extra={"adversarial_best": best}, search=res)
+
+
+def _unpack_block(v: torch.Tensor, T: int, d: int, k: int, L: int) -> tuple[torch.Tensor, list[tm.Layer], torch.Tensor]:
+    """Split a flat vector into ``X`` (``T x d``), ``L`` layers and the remaining entries."""
+    v = torch.as_tensor(v, dtype=torch.float64)
+    X, o, layers = v[:T * d].reshape(T, d), T * d, []
+    for _ in range(L):
+        mats = []
+        for shp in ((d, d), (d, k), (k, d)):
+            mats.append(v[o:o + shp[0] * shp[1]].reshape(shp))
+            o += shp[0] * shp[1]
+        layers.append(tm.Layer(*mats))
+    return X, layers, v[o:]
+
+
+def _block_size(T: int, d: int, k: int, L: int) -> int:
+    return T * d + L * (d * d + 2 * d * k)
+
+
+def _block_sizes() -> tuple[tuple[int, int, int, int, str], ...]:
+    """Sizes ``(T, d, k, L, sigma)`` the adversaries of the block checks search (the smallest first)."""
+    small = ((1, 1, 1, 1, "identity"), (2, 1, 1, 2, "relu"), (2, 2, 1, 1, "2tanh"))
+    return pick(small, small + ((2, 2, 2, 2, "tanh"), (3, 3, 2, 1, "tanh")))
 
 
 @claim_check("trauger-def-2-6-3", "block-row-norms")
@@ -199,9 +229,22 @@ def check_block_row_norms(*, proj: Callable[[torch.Tensor], torch.Tensor] | None
                           seed: int = 7) -> CheckRecord:
     """Every row of ``g^(i)`` with ``i >= 2`` has l2 norm ``<= 1`` (whatever the weights and ``X``).
 
-    ``proj`` replaces ``Pi_norm`` inside the block (negative controls).
+    ``proj`` replaces ``Pi_norm`` inside the block (negative controls).  Random blocks, plus an
+    adversary (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on
+    ``X`` and all weights, sizes ``(T, d, k, L)`` from ``(1, 1, 1, 1)``) maximising the largest
+    row norm.
     """
     rng = np.random.default_rng(seed)
+
+    def outputs(layers: list[tm.Layer], X: torch.Tensor, sig: str) -> list[torch.Tensor]:
+        if proj is None:
+            return tm.block(layers, X, sig, return_all=True)[1:]
+        Z, outs = X, []
+        for p in layers:
+            Z = proj(tm.activation(sig)(proj(tm.layer_f(p, Z))) @ p.W_c)
+            outs.append(Z)
+        return outs
+
     norms = []
     for i in range(pick(40, 400)):
         T, d, k, L = (int(rng.integers(1, 10)), int(rng.integers(2, 6)), int(rng.integers(1, 5)),
@@ -209,18 +252,19 @@ def check_block_row_norms(*, proj: Callable[[torch.Tensor], torch.Tensor] | None
         X = f64(rng.standard_normal((T, d)) * 5)
         layers = tm.random_block(rng, L, d, k, B_qk=float(rng.uniform(0, 3)), B_v=float(rng.uniform(0.5, 5)),
                                  B_c=float(rng.uniform(0.5, 5)))
-        sig = _SIGMAS[i % 4]
-        if proj is None:
-            outs = tm.block(layers, X, sig, return_all=True)[1:]
-        else:
-            Z, outs = X, []
-            for p in layers:
-                Z = proj(tm.activation(sig)(proj(tm.layer_f(p, Z))) @ p.W_c)
-                outs.append(Z)
-        for g in outs:
+        for g in outputs(layers, X, _SIGMAS[i % 4]):
             norms.extend(torch.linalg.vector_norm(g, dim=-1).numpy())
+
+    def largest_row(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        T, d, k, L, sig = size
+        X, layers, _ = _unpack_block(v, T, d, k, L)
+        return torch.stack([torch.linalg.vector_norm(g, dim=-1).max() for g in outputs(layers, X, sig)]).max()
+
+    res = maximize_over_sizes(largest_row, lambda z, g: g.standard_normal(_block_size(*z[:4])) * 3, _block_sizes(),
+                              restarts=pick(2, 8), steps=pick(4, 100), seed=seed)
+    norms.extend(res.per_size.values())
     return check_bound(norms, np.ones(len(norms)), "rows of g^(i), i >= 2, have l2 norm <= 1",
-                       rtol=1e-12, seed=seed)
+                       rtol=1e-12, seed=seed, search=res)
 
 
 def _graph_leaves(out: torch.Tensor) -> list[torch.Tensor]:
@@ -297,7 +341,9 @@ def check_scalar_bounded(*, factor: float = 1.0, seed: int = 10) -> CheckRecord:
     """``|g_scalar(X)| <= factor * ||w||_2`` for ``L >= 1`` (the last rows are projected), any ``X``.
 
     This is the range ``R = B_w`` that Dudley's integral uses in Sec. 4.3.  The adversary
-    maximises ``|g| / ||w||`` over ``X`` and ``w``; the sup 1 is approached.
+    (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on ``X``, ``w``
+    and all weights, sizes ``(T, d, k, L)`` from ``(1, 1, 1, 1)``) maximises ``|g| / ||w||``;
+    the sup 1 is approached.
     """
     rng = np.random.default_rng(seed)
     ratios = []
@@ -308,15 +354,15 @@ def check_scalar_bounded(*, factor: float = 1.0, seed: int = 10) -> CheckRecord:
         layers = tm.random_block(rng, L, d, k, B_qk=2.0, B_v=3.0, B_c=3.0)
         w = f64(rng.standard_normal(d))
         ratios.append(abs(float(tm.scalar_output(layers, w, X, _SIGMAS[i % 4]))) / float(torch.linalg.vector_norm(w)))
-    T, d, k = 4, 3, 3
-    layers = tm.random_block(rng, 1, d, k, B_qk=1.0, B_v=3.0, B_c=3.0)
 
-    def obj(v: torch.Tensor) -> torch.Tensor:
-        X, w = v[: T * d].reshape(T, d), v[T * d:]
-        return tm.scalar_output(layers, w, X, "identity") / torch.linalg.vector_norm(w)
+    def obj(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        T, d, k, L, sig = size
+        X, layers, w = _unpack_block(v, T, d, k, L)
+        return torch.abs(tm.scalar_output(layers, w, X, sig)) / (torch.linalg.vector_norm(w) + 1e-300)
 
-    res = maximize(obj, lambda g: g.standard_normal(T * d + d) * 2, restarts=pick(3, 12), steps=100, seed=seed)
-    ratios.append(res.best_value)
+    res = maximize_over_sizes(obj, lambda z, g: g.standard_normal(_block_size(*z[:4]) + z[1]) * 2, _block_sizes(),
+                              restarts=pick(2, 8), steps=pick(4, 100), seed=seed)
+    ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), factor), f"|g_scalar| <= {factor:g} ||w||_2",
                        rtol=1e-12, seed=seed, params={"factor": factor},
-                       extra={"adversarial_best": res.best_value})
+                       extra={"adversarial_best": res.best_value}, search=res)

@@ -21,8 +21,9 @@ import torch
 from scipy.special import gammaln
 
 from attention_theory.config import pick
+from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
 from attention_theory.foundations.norms import mixed_norm
-from attention_theory.search import maximize, maximize_over_sizes
+from attention_theory.search import maximize_over_sizes
 from attention_theory.trauger import model as tm
 from attention_theory.trauger import multi_layer_bounds as bm
 from attention_theory.trauger.linear_covering import strictly_below
@@ -51,6 +52,10 @@ __all__ = ['check_cor421_class_constants', 'check_cor421_order', 'check_corf01_l
 
 
 _SIGMA_L = {"identity": 1.0, "relu": 1.0, "tanh": 1.0, "2tanh": 2.0}
+
+#: the ``no_search`` reason when a caller switches the adversary off (the negative controls do, to stay fast)
+_NO_ADVERSARY = ("the adversarial search was switched off by the caller (n_adversarial=0 / adversarial=False): "
+                 "random and constructed instances only")
 
 
 def _scipy_min(C: np.ndarray, beta: np.ndarray, eps: float, x0: np.ndarray) -> float:
@@ -82,7 +87,9 @@ def check_e1_scipy(*, gamma: Callable[[np.ndarray, np.ndarray], float] = bm.lemm
     Instances ``n <= 20``, ``C``, ``beta`` log-uniform on ``[1e-2, 1e2]``.  The minimum is computed
     by ``scipy.optimize.minimize`` (SLSQP with the equality constraint, from 3 random feasible
     starts); the closed-form ``eps_i`` are checked for feasibility and value; ``10^4`` random
-    feasible points never go below ``gamma^3/eps^2`` (Hoelder).
+    feasible points never go below ``gamma^3/eps^2`` (Hoelder), nor does an adversary
+    (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on ``C``, ``beta`` and
+    the allocation, ``n`` from 1) maximising ``gamma^3/eps^2`` over the attained value.
 
     Parts: ``closed-form-allocation`` (``eps_i = eps/gamma (C_i/beta_i)^allocation_power`` is feasible
     and attains the minimum; power 1/3 in the lemma) and ``hoelder-random`` (no random feasible point
@@ -112,9 +119,22 @@ def check_e1_scipy(*, gamma: Callable[[np.ndarray, np.ndarray], float] = bm.lemm
         solver_closed.append(g_low ** 3 / eps ** 2)
     check_identity(feas, feas_ref, "closed-form eps_i are feasible and attain gamma^3/eps^2", rtol=1e-10,
                    seed=seed, check="closed-form-allocation")
-    check_bound(rand_closed + solver_closed, rand_lo + solver_lo,
-                "no random feasible point and no SLSQP run goes below gamma^3/eps^2 (Hoelder)",
-                rtol=1e-9, seed=seed, check="hoelder-random")
+
+    def hoelder(n: int, v: torch.Tensor) -> torch.Tensor:
+        # C, beta > 0 and the feasible eps_i = x_i eps / beta_i (x on the simplex), with eps = 1 (the ratio
+        # lower_gamma^3 / sum C_i / eps_i^2 does not depend on eps)
+        v = torch.clamp(torch.as_tensor(v, dtype=torch.float64), -25.0, 25.0)
+        C, beta, x = torch.exp(v[:n]), torch.exp(v[n:2 * n]), torch.softmax(v[2 * n:], 0)
+        g = torch.sum(C ** (1 / 3) * beta ** (2 / 3))
+        g_low = g * (lower_gamma(C.detach().numpy(), beta.detach().numpy()) / g.detach())  # its value, g's slope
+        return g_low ** 3 / torch.sum(C * beta ** 2 / x ** 2)
+
+    res = maximize_over_sizes(hoelder, lambda n, g: g.uniform(-4.6, 4.6, 3 * n), pick((1, 2, 4), (1, 2, 4, 8, 16)),
+                              restarts=pick(3, 10), steps=pick(30, 200), seed=seed)
+    adv = list(res.per_size.values())
+    check_bound(rand_closed + solver_closed + adv, rand_lo + solver_lo + [1.0] * len(adv),
+                "no random feasible point, SLSQP run or adversarial point goes below gamma^3/eps^2 (Hoelder)",
+                rtol=1e-9, seed=seed, check="hoelder-random", search=res)
     return check_identity(numeric, closed, "SLSQP minimum = gamma^3/eps^2", rtol=1e-6, seed=seed,
                           extra={"max_rel_gap": float(np.max(np.abs(np.array(numeric) / closed - 1)))})
 
@@ -134,61 +154,72 @@ def _unpack(v: torch.Tensor, T: int, d: int, k: int, rho: float) -> tuple[tm.Lay
     return out[0], out[1], Z, Zh
 
 
+def _e2_init(T: int, d: int, k: int, g: np.random.Generator) -> np.ndarray:
+    """A start for the Lemma E.2 adversary: ``hat W = W + small`` and ``hat Z = Z + small``."""
+    n = 2 * (d * d + 2 * d * k) + 2 * T * d
+    base = g.standard_normal(n) * g.uniform(0.2, 2)
+    m = d * d + 2 * d * k
+    scale = 10 ** g.uniform(-4, 0)
+    base[m:2 * m] = base[:m] + scale * g.standard_normal(m)  # hat W = W + small
+    base[2 * m + T * d:] = base[2 * m:2 * m + T * d] + scale * g.standard_normal(T * d)
+    return base
+
+
+#: sizes ``(T, d, k, sigma)`` of the Lemma E.2 adversary, the smallest first
+_E2_SIZES = ((1, 1, 1, "identity"), (2, 1, 1, "2tanh"), (2, 2, 1, "tanh"), (2, 2, 2, "relu"), (4, 2, 3, "2tanh"),
+             (4, 3, 3, "tanh"))
+
+
 def _e2_search(rng: np.random.Generator, seed: int, rho_of: Callable[[np.random.Generator], float],
                rhs_rho: Callable[[float], float], rhs_kwargs: dict[str, Any], n_random: int,
-               n_adv: int) -> tuple[list[float], list[float], float]:
-    """Random and adversarial instances of Lemma E.2: returns (lhs list, rhs list, best adversarial ratio)."""
-    lhs, rhs, best = [], [], 0.0
+               n_adv: int, adv_rhos: Sequence[float]) -> tuple[list[float], list[float], Any]:
+    """Random and adversarial instances of Lemma E.2: returns (lhs list, rhs list, the search or None).
+
+    The adversary (:func:`~attention_theory.search.maximize_over_sizes`, L-BFGS and Nelder-Mead on both
+    layers and both inputs) runs over the first ``n_adv`` sizes of ``_E2_SIZES``, the ``i``-th with row
+    radius ``adv_rhos[i]``; its best LHS/RHS per size joins the instances with RHS 1.
+    """
+    lhs, rhs = [], []
     configs = []
-    for j in range(n_random + n_adv):
+    for j in range(n_random):
         T, d, k = int(rng.choice([2, 4, 8])), int(rng.integers(2, 4)), int(rng.integers(2, 4))
         sigma = ("identity", "relu", "tanh", "2tanh")[j % 4]
         configs.append((T, d, k, sigma, rho_of(rng)))
     for j, (T, d, k, sigma, rho) in enumerate(configs):
         Ls = _SIGMA_L[sigma]
-        n = 2 * (d * d + 2 * d * k) + 2 * T * d
-
-        def ratio(v: torch.Tensor) -> torch.Tensor:
-            p, ph, Z, Zh = _unpack(v, T, d, k, rho)
-            t = lemma_e2_terms(p, ph, Z, Zh, sigma)
-            return t["lhs"] / (lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs) + 1e-300)
-
-        def init(g: np.random.Generator) -> np.ndarray:
-            base = g.standard_normal(n) * g.uniform(0.2, 2)
-            m = 2 * (d * d + 2 * d * k) // 2
-            scale = 10 ** g.uniform(-4, 0)
-            base[m:2 * m] = base[:m] + scale * g.standard_normal(m)  # hat W = W + small
-            base[2 * m + T * d:] = base[2 * m:2 * m + T * d] + scale * g.standard_normal(T * d)
-            return base
-
-        if j < n_random:
-            m = d * d + 2 * d * k
-            for r in range(9):
-                v = torch.as_tensor(init(rng))
-                if r >= 5:  # isolate one perturbation: W_c, W_v, W_QK, or the input (with W_QK = 0)
-                    v[m:2 * m] = v[:m]
-                    v[2 * m + T * d:] = v[2 * m:2 * m + T * d]
-                    lo, hi = {5: (m - k * d, m), 6: (d * d, d * d + d * k), 7: (0, d * d), 8: (None, None)}[r]
-                    if lo is not None:
-                        v[m + lo:m + hi] += 10 ** rng.uniform(-3, 0) * torch.as_tensor(rng.standard_normal(hi - lo))
-                    else:
-                        v[:d * d] = 0.0
-                        v[m:m + d * d] = 0.0
-                        v[2 * m + T * d:] += 10 ** rng.uniform(-3, 0) * torch.as_tensor(rng.standard_normal(T * d))
-                with torch.no_grad():
-                    p, ph, Z, Zh = _unpack(v, T, d, k, rho)
-                    t = lemma_e2_terms(p, ph, Z, Zh, sigma)
-                    lhs.append(float(t["lhs"]))
-                    rhs.append(float(lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs)))
-        else:
-            res = maximize(ratio, init, restarts=pick(2, 8), steps=pick(60, 300), seed=seed + j)
+        m = d * d + 2 * d * k
+        for r in range(9):
+            v = torch.as_tensor(_e2_init(T, d, k, rng))
+            if r >= 5:  # isolate one perturbation: W_c, W_v, W_QK, or the input (with W_QK = 0)
+                v[m:2 * m] = v[:m]
+                v[2 * m + T * d:] = v[2 * m:2 * m + T * d]
+                lo, hi = {5: (m - k * d, m), 6: (d * d, d * d + d * k), 7: (0, d * d), 8: (None, None)}[r]
+                if lo is not None:
+                    v[m + lo:m + hi] += 10 ** rng.uniform(-3, 0) * torch.as_tensor(rng.standard_normal(hi - lo))
+                else:
+                    v[:d * d] = 0.0
+                    v[m:m + d * d] = 0.0
+                    v[2 * m + T * d:] += 10 ** rng.uniform(-3, 0) * torch.as_tensor(rng.standard_normal(T * d))
             with torch.no_grad():
-                p, ph, Z, Zh = _unpack(torch.as_tensor(res.best_x), T, d, k, rho)
+                p, ph, Z, Zh = _unpack(v, T, d, k, rho)
                 t = lemma_e2_terms(p, ph, Z, Zh, sigma)
                 lhs.append(float(t["lhs"]))
                 rhs.append(float(lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs)))
-            best = max(best, lhs[-1] / rhs[-1])
-    return lhs, rhs, best
+    if n_adv <= 0:
+        return lhs, rhs, None
+
+    def ratio(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        T, d, k, sigma, rho = size
+        p, ph, Z, Zh = _unpack(torch.as_tensor(v, dtype=torch.float64), T, d, k, rho)
+        t = lemma_e2_terms(p, ph, Z, Zh, sigma)
+        return t["lhs"] / (lemma_e2_rhs(t, _SIGMA_L[sigma], rho=rhs_rho(rho), **rhs_kwargs) + 1e-300)
+
+    sizes = [(*z, float(r)) for z, r in zip(_E2_SIZES[:n_adv], adv_rhos)]
+    res = maximize_over_sizes(ratio, lambda z, g: _e2_init(z[0], z[1], z[2], g), sizes,
+                              restarts=pick(2, 6), steps=pick(5, 30), seed=seed)
+    lhs.extend(res.per_size.values())
+    rhs.extend([1.0] * len(res.per_size))
+    return lhs, rhs, res
 
 
 @claim_check("trauger-lemma-e-2", "unit-rows")
@@ -199,13 +230,16 @@ def check_e2_unit_rows(*, c_delta: float = 1.0, c_delta_qk: float = 4.0, c_qk: f
 
     ``T in {2, 4, 8}``, ``d, k in {2, 3}``, four activations (``2 tanh`` has ``L_sigma = 2``),
     perturbations at scales ``1e-4 .. 1``; the spectral bounds are the actual norms (the tightest
-    admissible).  Adversary: L-BFGS on all weights and both inputs maximising LHS/RHS.
+    admissible).  Adversary (:func:`~attention_theory.search.maximize_over_sizes`): L-BFGS and
+    Nelder-Mead on all weights and both inputs maximising LHS/RHS, over ``n_adversarial`` sizes
+    ``(T, d, k)`` from ``(1, 1, 1)`` (0 switches it off).
     """
     rng = np.random.default_rng(seed)
-    lhs, rhs, best = _e2_search(rng, seed, lambda g: float(g.uniform(0.3, 1.0)), lambda r: 1.0,
-                                {"c_delta": c_delta, "c_delta_qk": c_delta_qk, "c_qk": c_qk},
-                                pick(10, 80) if n_random is None else n_random,
-                                pick(3, 40) if n_adversarial is None else n_adversarial)
+    lhs, rhs, res = _e2_search(rng, seed, lambda g: float(g.uniform(0.3, 1.0)), lambda r: 1.0,
+                               {"c_delta": c_delta, "c_delta_qk": c_delta_qk, "c_qk": c_qk},
+                               pick(10, 80) if n_random is None else n_random,
+                               pick(3, 6) if n_adversarial is None else n_adversarial,
+                               (1.0, 0.5, 1.0, 0.8, 1.0, 0.3))
     # the equality case: W_QK = 0 (uniform attention), identity weights, every token shifted by the same
     # small vector, sigma = id, no projection active: LHS = delta = RHS.
     eye = torch.eye(3, dtype=torch.float64)
@@ -216,7 +250,8 @@ def check_e2_unit_rows(*, c_delta: float = 1.0, c_delta_qk: float = 4.0, c_qk: f
     rhs.append(float(lemma_e2_rhs(t, 1.0, c_delta=c_delta, c_delta_qk=c_delta_qk, c_qk=c_qk)))
     return check_bound(lhs, rhs, "Lemma E.2 (printed constants) with unit-norm rows", rtol=1e-9, seed=seed,
                        params={"c_delta": c_delta, "c_delta_qk": c_delta_qk, "c_qk": c_qk},
-                       extra={"adversarial_best_ratio": best})
+                       extra={"adversarial_best_ratio": res.best_value if res is not None else None},
+                       search=res, no_search=None if res is not None else _NO_ADVERSARY)
 
 
 @claim_check("trauger-lemma-e-2", "general-radius")
@@ -224,19 +259,23 @@ def check_e2_general_radius(*, rho_power: float = 2.0, seed: int = 32, n_random:
                             n_adversarial: int | None = None) -> CheckRecord:
     """The corrected Lemma E.2 for rows of norm ``<= rho`` (``rho`` up to 4): ``rho^2`` multiplies
     the ``B_qk`` part of the ``delta`` term and the ``e_qk`` term (random, adversarial, and the
-    two-token construction)."""
+    two-token construction).  The adversary runs over ``n_adversarial`` sizes ``(T, d, k)`` from
+    ``(1, 1, 1)``, with ``rho`` in ``{4, 2, 1.5, 0.5}`` (0 switches it off)."""
     rng = np.random.default_rng(seed)
-    lhs, rhs, best = _e2_search(rng, seed, lambda g: float(g.choice([0.5, 1.5, 2.0, 4.0])),
-                                lambda r: max(1.0, r), {"rho_power": rho_power},
-                                pick(8, 80) if n_random is None else n_random,
-                                pick(2, 40) if n_adversarial is None else n_adversarial)
+    lhs, rhs, res = _e2_search(rng, seed, lambda g: float(g.choice([0.5, 1.5, 2.0, 4.0])),
+                               lambda r: max(1.0, r), {"rho_power": rho_power},
+                               pick(8, 80) if n_random is None else n_random,
+                               pick(3, 6) if n_adversarial is None else n_adversarial,
+                               (4.0, 2.0, 1.5, 0.5, 2.0, 4.0))
     for Bx in (0.5, 1.0, 1.5, 2.0, 4.0):
         p, ph, X = layer1_counterexample(Bx, eta=1e-3 / Bx ** 3)
         t = lemma_e2_terms(p, ph, X, X, "identity")
         lhs.append(float(t["lhs"]))
         rhs.append(float(lemma_e2_rhs(t, 1.0, rho=max(1.0, Bx), rho_power=rho_power)))
     return check_bound(lhs, rhs, "Lemma E.2 with rows of norm <= rho and factor max(1, rho)^2", rtol=1e-9,
-                       seed=seed, params={"rho_power": rho_power}, extra={"adversarial_best_ratio": best})
+                       seed=seed, params={"rho_power": rho_power},
+                       extra={"adversarial_best_ratio": res.best_value if res is not None else None},
+                       search=res, no_search=None if res is not None else _NO_ADVERSARY)
 
 
 @claim_check("trauger-lemma-e-2", "layer1-printed")
@@ -301,7 +340,7 @@ def check_e3_readout(*, second_term: float = 1.0, seed: int = 33) -> CheckRecord
     rhs.append(float(torch.linalg.vector_norm(a - ah) + second_term * torch.abs((w - wh) @ ah)))
     return check_bound(lhs, rhs, "Lemma E.3 read-out perturbation", rtol=1e-12, seed=seed,
                        params={"second_term": second_term},
-                       extra={"adversarial_best_ratio": res.best_value, **res.record()})
+                       extra={"adversarial_best_ratio": res.best_value}, search=res)
 
 
 @claim_check("trauger-eq-e-1", "sup-identity")
@@ -337,10 +376,11 @@ def check_eq_e2_unrolled(*, c_qk: float = 2.0, alpha_qk: float = 4.0, seed: int 
 
     Resolutions are the realised errors of each perturbed matrix on the tokens it sees (hatted
     forward pass, as in Lemma E.2).  Random networks at perturbation scales ``1e-4 .. 1``, plus
-    an adversary (L-BFGS on all weights, ``L = 2``) maximising LHS/RHS.
+    an adversary (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on all
+    weights and the input, sizes ``(L, d, k, T)`` from ``(1, 1, 1, 1)``) maximising LHS/RHS.
     """
     rng = np.random.default_rng(seed)
-    lhs, rhs, best = [], [], 0.0
+    lhs, rhs = [], []
     for j in range(pick(30, 300)):
         L, d, k, T = int(rng.integers(1, 4)), int(rng.integers(2, 5)), int(rng.integers(2, 5)), int(rng.choice([2, 4, 8]))
         sigma = ("relu", "tanh", "identity")[j % 3]
@@ -363,40 +403,44 @@ def check_eq_e2_unrolled(*, c_qk: float = 2.0, alpha_qk: float = 4.0, seed: int 
             t = unrolled_terms(*net, Xs, sigma)
             lhs.append(float(t["lhs"]))
             rhs.append(float(unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk)))
-    L, d, k, T = 2, 3, 3, 4
-    sizes = [(d, d), (d, k), (k, d)]
-    per = sum(a * b for a, b in sizes)
-    Xs = samples(rng, 2, T, d, 1.0)
 
-    def build(v: torch.Tensor) -> tuple[list[tm.Layer], list[tm.Layer], torch.Tensor, torch.Tensor]:
+    def build(L: int, d: int, k: int, T: int, v: torch.Tensor) -> tuple[list[tm.Layer], list[tm.Layer], torch.Tensor,
+                                                                        torch.Tensor, torch.Tensor]:
         o, mats = 0, []
         for _ in range(2 * L):
             ms = []
-            for shp in sizes:
+            for shp in ((d, d), (d, k), (k, d)):
                 ms.append(v[o:o + shp[0] * shp[1]].reshape(shp))
                 o += shp[0] * shp[1]
             mats.append(tm.Layer(*ms))
-        return mats[:L], mats[L:], v[o:o + d], v[o + d:o + 2 * d]
+        X = tm.proj_norm(v[o + 2 * d:o + 2 * d + T * d].reshape(T, d))  # rows in the unit ball (Bx <= 1)
+        return mats[:L], mats[L:], v[o:o + d], v[o + d:o + 2 * d], X
 
-    def ratio(v: torch.Tensor) -> torch.Tensor:
-        t = unrolled_terms(*build(v), Xs, "tanh")
+    def ratio(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        L, d, k, T, sigma = size
+        layers, layers_h, w, w_h, X = build(L, d, k, T, torch.as_tensor(v, dtype=torch.float64))
+        t = unrolled_terms(layers, layers_h, w, w_h, [X], sigma)
         return t["lhs"] / (unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk) + 1e-300)
 
-    def init(g: np.random.Generator) -> np.ndarray:
-        base = g.standard_normal(L * per + d) * 0.8
-        return np.concatenate([base[:L * per], base[:L * per] + 10 ** g.uniform(-3, -1) * g.standard_normal(L * per),
-                               base[L * per:], base[L * per:] + 1e-2 * g.standard_normal(d)])
+    def init(size: tuple, g: np.random.Generator) -> np.ndarray:
+        L, d, k, T, _ = size
+        per = L * (d * d + 2 * d * k)
+        base = g.standard_normal(per + d) * 0.8
+        return np.concatenate([base[:per], base[:per] + 10 ** g.uniform(-3, -1) * g.standard_normal(per),
+                               base[per:], base[per:] + 1e-2 * g.standard_normal(d), g.standard_normal(T * d)])
 
-    best = float("nan")
+    res = None
     if adversarial:
-        res = maximize(ratio, init, restarts=pick(2, 8), steps=pick(40, 200), seed=seed)
-        with torch.no_grad():
-            t = unrolled_terms(*build(torch.as_tensor(res.best_x)), Xs, "tanh")
-            lhs.append(float(t["lhs"]))
-            rhs.append(float(unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk)))
-        best = lhs[-1] / rhs[-1]
+        sizes = pick(((1, 1, 1, 1, "tanh"), (2, 1, 1, 2, "relu"), (1, 2, 2, 2, "tanh")),
+                     ((1, 1, 1, 1, "tanh"), (2, 1, 1, 2, "relu"), (1, 2, 2, 2, "tanh"), (2, 2, 2, 2, "tanh"),
+                      (2, 2, 3, 3, "tanh"), (3, 2, 2, 2, "identity")))
+        res = maximize_over_sizes(ratio, init, sizes, restarts=pick(2, 4), steps=pick(5, 25), seed=seed)
+        lhs.extend(res.per_size.values())
+        rhs.extend([1.0] * len(res.per_size))
     return check_bound(lhs, rhs, "unrolled error bound eps_w + B_w sum alpha_i (...)", rtol=1e-9, seed=seed,
-                       params={"c_qk": c_qk, "alpha_qk": alpha_qk}, extra={"adversarial_best_ratio": best})
+                       params={"c_qk": c_qk, "alpha_qk": alpha_qk},
+                       extra={"adversarial_best_ratio": res.best_value if res is not None else None},
+                       search=res, no_search=None if res is not None else _NO_ADVERSARY)
 
 
 @claim_check("trauger-eq-e-2", "layer1-printed")
@@ -463,6 +507,16 @@ def check_thm42_printed_vs_proof(*, printed: Callable[..., float] = bm.thm42_pri
                 "printed_over_certified_max": float(ratios.max())})
 
 
+def _thm42_allocation(L: int, d: int, k: int, B: float, target: float) -> tuple[float, list, dict[str, float]]:
+    """``C1`` (the largest Lemma 3.6 class constant), the proof's pairs and their Lemma E.1 resolutions for
+    target ``target`` (``L_sigma = 1``, every spectral bound and ``B_w`` equal to ``B``)."""
+    cc = bm.lemma36_class_constants(d, k, B)
+    C1 = max(cc["W_c"], cc["W_v"], cc["W_QK"], cc["w"])
+    pairs = bm.thm42_proof_pairs(C1, C1, L, 1.0, B, B, B, B)
+    alloc = bm.lemma_e1_allocation([c for _, c, _ in pairs], [b for _, _, b in pairs], target)
+    return C1, pairs, dict(zip([n for n, _, _ in pairs], (float(a) for a in alloc)))
+
+
 @claim_check("trauger-thm-4-2", "composite-cover",
              parts=("composite-cover-per-matrix", "composite-cover-realised", "composite-cover-size"))
 def check_thm42_composite_cover(*, eps_factor: float = 1.0, cover_coarsening: float = 1.0,
@@ -475,9 +529,11 @@ def check_thm42_composite_cover(*, eps_factor: float = 1.0, cover_coarsening: fl
 
     Asserted: (i) each cover's exact sup error is ``< eps_j``; (ii) the certified error
     ``sum_j beta_j sup_err_j`` is ``< eps``; (iii) the realised ``|g_scalar - hat g_scalar|`` is
-    at most the certified error on random inputs and on inputs chosen by an adversary (L-BFGS,
-    rows in the unit ball); (iv) log-size ``<= gamma_pf^3/eps^2 + sum_j log(2 n_j + 1)`` (the
-    ceilings of Lemma 3.6).  ``eps_factor > 1`` (a budget too small) is the negative control of
+    at most the certified error on random inputs and on inputs chosen by an adversary (rows in the
+    unit ball); (iv) log-size ``<= gamma_pf^3/eps^2 + sum_j log(2 n_j + 1)`` (the ceilings of
+    Lemma 3.6).  Each is also searched (:func:`~attention_theory.search.maximize_over_sizes`, L-BFGS
+    and Nelder-Mead): (i) and (ii) over the matrices of each class (the certificate is a sum of
+    per-class terms), (iii) over the inputs, (iv) over ``eps``.  ``eps_factor > 1`` (a budget too small) is the negative control of
     (ii); the parts (i) ``composite-cover-per-matrix``, (iii) ``composite-cover-realised`` and (iv)
     ``composite-cover-size`` have their own knobs (each 1 / True in the proof):
     ``cover_coarsening`` builds each cover at ``cover_coarsening * eps_j`` but compares with
@@ -486,17 +542,14 @@ def check_thm42_composite_cover(*, eps_factor: float = 1.0, cover_coarsening: fl
     """
     rng = np.random.default_rng(seed)
     certified, eps_list, realised, real_rhs, per, per_rhs, sizes, size_rhs = ([] for _ in range(8))
-    adv_best = 0.0
+    B, d, k = 1.0, 2, 2
+    nets = []
     for trial in range(pick(6, 40)):
-        L, d, k, T = int(rng.integers(1, 3)), 2, 2, int(rng.choice([3, 6]))
+        L, T = int(rng.integers(1, 3)), int(rng.choice([3, 6]))
         sigma = ("relu", "tanh")[trial % 2]
-        B, eps = 1.0, float(rng.uniform(0.6, 1.2))
-        cc = bm.lemma36_class_constants(d, k, B)
-        C1 = max(cc["W_c"], cc["W_v"], cc["W_QK"], cc["w"])
-        pairs = bm.thm42_proof_pairs(C1, C1, L, 1.0, B, B, B, B)
-        target = eps * eps_factor
+        eps = float(rng.uniform(0.6, 1.2))
+        C1, pairs, alloc = _thm42_allocation(L, d, k, B, eps * eps_factor)
         names, betas = [n for n, _, _ in pairs], {n: b for n, _, b in pairs}
-        alloc = dict(zip(names, bm.lemma_e1_allocation([c for _, c, _ in pairs], [b for _, _, b in pairs], target)))
         radius = {n: 1.0 for n in names}
         layers = [tm.Layer(*[torch.as_tensor(l11_ball(rng, s, B)) for s in ((d, d), (d, k), (k, d))])
                   for _ in range(L)]
@@ -509,33 +562,88 @@ def check_thm42_composite_cover(*, eps_factor: float = 1.0, cover_coarsening: fl
         certified.append(cert)
         eps_list.append(strictly_below(eps))
         sizes.append(logsize)
-        size_rhs.append(size_constant(C1, C1, L, 1.0, B, B, B, B) / target ** 2
+        size_rhs.append(size_constant(C1, C1, L, 1.0, B, B, B, B) / (eps * eps_factor) ** 2
                         + sum(math.log(2 * n + 1) for n in [d] + [d * d, d * k, k * d] * L))
         w_t, wh_t = torch.as_tensor(w), torch.as_tensor(w_hat)
         for X in samples(rng, pick(8, 40), T, d, 1.0):
             realised.append(float(torch.abs(tm.scalar_output(layers, w_t, X, sigma) - tm.scalar_output(hat, wh_t, X, sigma))))
             real_rhs.append(certificate_factor * cert)
+        nets.append((layers, w_t, hat, wh_t, sigma, T, cert, eps))
 
-        def gap(v: torch.Tensor) -> torch.Tensor:
-            X = tm.proj_norm(v.reshape(T, d))
-            return torch.abs(tm.scalar_output(layers, w_t, X, sigma) - tm.scalar_output(hat, wh_t, X, sigma))
+    # (i), (ii): the worst matrix of each class for its cover.  sup_err_j depends on the j-th matrix only, so
+    # the sup of the certificate sum_j beta_j sup_err_j over the product of the classes is the sum of the
+    # per-class sups: the adversary maximises sup_err / eps_j per class (sizes: shape and resolution, from the
+    # 1 x 1 class), at L = 1 and eps = 1.2 (smoke: the coarsest covers, the cheapest) or 0.6 (full: the finest
+    # of the trials), and its best values give the certificate.
+    eps_adv = pick(1.2, 0.6)
+    C1, pairs, alloc = _thm42_allocation(1, d, k, B, eps_adv * eps_factor)
+    shape = {"w": (1, d), "W_c^(1)": (k, d), "W_v^(1)": (d, k), "W_QK^(1)": (d, d)}
+    size_of = {n: (*shape[n], float(alloc[n])) for n, _, _ in pairs}
 
-        res = maximize(gap, lambda g: g.standard_normal(T * d), restarts=2, steps=pick(40, 150), seed=seed + trial)
-        realised.append(res.best_value)
-        real_rhs.append(certificate_factor * cert)
-        adv_best = max(adv_best, res.best_value / eps)
+    def cover_ratio(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        r, c, a = size
+        z = torch.as_tensor(v, dtype=torch.float64).reshape(r, c)
+        W = z / torch.clamp(z.abs().sum() / B, min=1.0)
+        K = maurey_K(B, 1.0, cover_coarsening * a)
+        W_hat = torch.as_tensor(cover_flat_l1(W.detach().numpy(), B, 1.0, cover_coarsening * a, K=K))
+        return torch.linalg.matrix_norm(W - W_hat, ord=2) / a
+
+    mat_sizes = [(1, 1, size_of["w"][2]), *sorted(set(size_of.values()))]
+    res_mat = maximize_over_sizes(cover_ratio, lambda z, g: l11_ball(g, z[:2], B).ravel(), mat_sizes,
+                                  restarts=pick(2, 8), steps=pick(4, 100), seed=seed)
+    per += list(res_mat.per_size.values())
+    per_rhs += [strictly_below(1.0)] * len(res_mat.per_size)
+    certified.append(sum(b * res_mat.per_size[str(size_of[n])] * alloc[n] for n, _, b in pairs))
+    eps_list.append(strictly_below(eps_adv))
+
+    # (iii): inputs chosen by an adversary for the trials' networks (sizes: trial and T, from T = 1)
+    def gap(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        j, T = size
+        layers, w_t, hat, wh_t, sigma, _, cert, _ = nets[j]
+        X = tm.proj_norm(torch.as_tensor(v, dtype=torch.float64).reshape(T, d))
+        diff = tm.scalar_output(layers, w_t, X, sigma) - tm.scalar_output(hat, wh_t, X, sigma)
+        return torch.abs(diff) / (certificate_factor * cert + 1e-300)
+
+    in_sizes = [(0, 1), (1, 1), *[(j, net[5]) for j, net in enumerate(nets)]]
+    res_in = maximize_over_sizes(gap, lambda z, g: g.standard_normal(z[1] * d), in_sizes,
+                                 restarts=2, steps=pick(5, 60), seed=seed)
+    realised += list(res_in.per_size.values())
+    real_rhs += [1.0] * len(res_in.per_size)
+    adv_best = max(res_in.per_size[str(z)] * certificate_factor * nets[z[0]][6] / nets[z[0]][7] for z in in_sizes)
+
+    # (iv): the log-size depends on eps (through the resolutions), not on the weights: eps is searched
+    def size_ratio(size: tuple, v: torch.Tensor) -> torch.Tensor:
+        L, dd, kk = size
+        eps = torch.exp(torch.clamp(torch.as_tensor(v, dtype=torch.float64)[0], -3.0, 3.0))
+        C1, pairs, alloc = _thm42_allocation(L, dd, kk, B, float(eps.detach()) * eps_factor)
+        n_entries = {"w": dd, "W_c": kk * dd, "W_v": dd * kk, "W_QK": dd * dd}
+        logsize = 0.0
+        for n, _, _ in pairs:
+            K = maurey_K(B, 1.0, cover_coarsening * alloc[n])
+            logsize += log_binomial(2 * n_entries[n.split("^")[0]] + K, K)
+        ceilings = sum(math.log(2 * n + 1) for n in [dd] + [dd * dd, dd * kk, kk * dd] * L)
+        return logsize / (size_constant(C1, C1, L, 1.0, B, B, B, B) / (eps * eps_factor) ** 2 + ceilings)
+
+    res_size = maximize_over_sizes(size_ratio, lambda z, g: g.uniform(-1.0, 1.0, 1),
+                                   pick(((1, 1, 1), (1, 2, 2), (2, 2, 2)), ((1, 1, 1), (1, 2, 2), (2, 2, 2), (3, 2, 2),
+                                                                            (2, 4, 3))),
+                                   restarts=pick(3, 10), steps=pick(20, 100), seed=seed)
+    sizes += list(res_size.per_size.values())
+    size_rhs += [1.0] * len(res_size.per_size)
     check_bound(per, per_rhs, "each Maurey cover element is within eps_j on its whole input ball", seed=seed,
                 check="composite-cover-per-matrix", params={"eps_factor": eps_factor,
-                                                            "cover_coarsening": cover_coarsening})
+                                                            "cover_coarsening": cover_coarsening}, search=res_mat)
     check_bound(realised, real_rhs, "realised |g - hat g| <= certified sum_j beta_j sup_err_j (unrolled bound)",
                 seed=seed, check="composite-cover-realised", params={"eps_factor": eps_factor,
-                                                                     "certificate_factor": certificate_factor})
+                                                                     "certificate_factor": certificate_factor},
+                search=res_in)
     check_bound(sizes, size_rhs, "log-size of the product of Maurey covers <= gamma_pf^3/eps^2 + ceilings",
-                seed=seed, check="composite-cover-size", params={"eps_factor": eps_factor})
+                seed=seed, check="composite-cover-size", params={"eps_factor": eps_factor}, search=res_size)
     return check_bound(certified, eps_list, "certified error sum_j beta_j sup_err_j < eps", seed=seed,
                        params={"eps_factor": eps_factor},
                        extra={"adversarial_worst_error_over_eps": adv_best,
-                              "worst_certified_over_eps": float(np.max(np.array(certified) / np.array(eps_list)))})
+                              "worst_certified_over_eps": float(np.max(np.array(certified) / np.array(eps_list)))},
+                       search=res_mat)
 
 
 @claim_check("trauger-cor-4-2-1", "class-constants")
@@ -555,17 +663,33 @@ def check_cor421_class_constants(*, printed_log: Callable[[int, int], float] =
         source="Trauger & Tewari, Corollary 4.2.1", kind="wrong-constant", where="statement", params={"pairs": pairs})
 
 
-@claim_check("trauger-cor-4-2-1", "order-of-magnitude")
+@claim_check("trauger-cor-4-2-1", "order-of-magnitude", parts=("corrected-upper-bound",))
 def check_cor421_order(*, constant: float = 1000.0, exponent_per_layer: float = 3.0,
+                       corrected_form: Callable[..., float] = bm.cor421_order_corrected,
                        seed: int = 38) -> CheckRecord:
-    """Erratum #10 (second part): ``B^2 Bx^2 B_w^2 (L_s B_c2 B_v2 B_qk2)^(O(L))`` underestimates.
-
-    Even with a hidden constant 1000 and exponent ``3L`` it falls below the exact proof constant
-    when ``B_qk2`` is small (the exact value stays positive); the corrected closed form
-    :func:`~attention_theory.trauger.multi_layer_bounds.cor421_order_corrected` (with
-    ``(1 + 4 B_qk2)`` and ``max(1, .)``) is above it on the same grid and on random regimes.
+    """The order-of-magnitude form after Cor. 4.2.1, ``B^2 Bx^2 B_w^2 (L_s B_c2 B_v2 B_qk2)^(O(L))``,
+    is refuted as an ``O(.)`` statement along a sequence: as ``B_qk2 = 10^-1 .. 10^-8`` shrinks
+    (``L = 2``, the other norms 1), the ratio of the exact proof constant to the printed form (any
+    fixed ``constant`` and ``exponent_per_layer``) grows like a positive power of ``1 / B_qk2``
+    (measured exponent and interval in the record), because the printed form vanishes with
+    ``B_qk2`` while the proof's constant does not.  Along the same sequence the ratio to the
+    corrected closed form :func:`~attention_theory.trauger.multi_layer_bounds.cor421_order_corrected`
+    (with ``(1 + 4 B_qk2)`` and ``max(1, .)``) does not grow; that form is also checked to be an
+    upper bound on a grid and on random regimes (part ``corrected-upper-bound``; ``corrected_form``
+    replaces it in the negative controls).
     """
+    from attention_theory.foundations.trend import exponent_outcome
+
     rng = np.random.default_rng(seed)
+    base = dict(d=16, k=8, B=1.0, Bx=1.0, B_w=1.0, L=2, L_sigma=1.0, B_c2=1.0, B_v2=1.0)
+    qs = 10.0 ** -np.arange(1, 9)
+    seq = [dict(base, B_qk2=float(q)) for q in qs]
+    exact = np.array([bm.cor421_proof_constant(**g) for g in seq])
+    printed = np.array([bm.cor421_order_printed(g["B"], g["Bx"], g["B_w"], g["L"], g["L_sigma"], g["B_c2"],
+                                                g["B_v2"], g["B_qk2"], constant=constant,
+                                                exponent_per_layer=exponent_per_layer) for g in seq])
+    corrected = np.array([corrected_form(**g) for g in seq])
+    # the corrected form is an upper bound everywhere (grid and random regimes), not only along the sequence
     grid = []
     for L in range(1, 7):
         for Bq in (1e-3, 1e-1, 1.0, 3.0):
@@ -577,18 +701,26 @@ def check_cor421_order(*, constant: float = 1000.0, exponent_per_layer: float = 
                          L=int(rng.integers(1, 7)), L_sigma=float(rng.choice([1.0, 2.0])),
                          B_c2=float(10 ** rng.uniform(-1, 1)), B_v2=float(10 ** rng.uniform(-1, 1)),
                          B_qk2=float(10 ** rng.uniform(-3, 1))))
-    exact = [bm.cor421_proof_constant(**g) for g in grid]
-    pr = [bm.cor421_order_printed(g["B"], g["Bx"], g["B_w"], g["L"], g["L_sigma"], g["B_c2"], g["B_v2"], g["B_qk2"],
-                                  constant=constant, exponent_per_layer=exponent_per_layer) for g in grid]
-    co = [bm.cor421_order_corrected(**g) for g in grid]
+    check_bound([bm.cor421_proof_constant(**g) for g in grid], [corrected_form(**g) for g in grid],
+                "exact Cor. 4.2.1 proof constant <= corrected order-of-magnitude form (grid and random regimes)",
+                rtol=1e-12, seed=seed, check="corrected-upper-bound",
+                no_search="the corrected form is a closed-form upper bound proved term by term; the grid "
+                          "and random regimes exercise every max(1, .) branch")
+    inst = {"sequence": seq}
+    x = 1.0 / qs
     return confirm_erratum(
-        bound_outcome(exact, pr, rtol=1e-12, instances=grid), bound_outcome(exact, co, rtol=1e-12, instances=grid),
-        description="order-of-magnitude form after Corollary 4.2.1 against the exact proof constant",
+        exponent_outcome(x, exact / printed, claim="refute", instances=inst),
+        exponent_outcome(x, exact / corrected, claim="support", instances=inst),
+        description="order-of-magnitude form after Corollary 4.2.1 against the exact proof constant, "
+                    "along B_qk2 = 1e-1 .. 1e-8 (L = 2)",
         printed_text=f"B^2 Bx^2 B_w^2 (L_s B_c2 B_v2 B_qk2)^(O(L)) (tested: x{constant:g}, exponent {exponent_per_layer:g}L)",
         corrected_text="64 L^3 B^2 max(1,Bx)^2 max(1,L_s)^2 ln(2d max(d,k)+1) max(1,B_w)^2 P^2 "
                        "max(1, L_s B_c2 B_v2 (1 + 4 B_qk2))^(2(L-1))",
+        printed_tex=r"B^2B_x^2B_w^2\,(L_\sigma B_{c2}B_{v2}B_{QK2})^{O(L)}",
+        corrected_tex=r"64L^3B^2\max(1,B_x)^2\max(1,L_\sigma)^2\ln(2d\max(d,k)+1)\max(1,B_w)^2P^2"
+                      r"\max\bigl(1,L_\sigma B_{c2}B_{v2}(1+4B_{QK2})\bigr)^{2(L-1)}",
         source="Trauger & Tewari, Sec. 4.3 after Corollary 4.2.1", kind="wrong-constant", where="statement",
-        params={"constant": constant, "exponent_per_layer": exponent_per_layer}, seed=seed)
+        params={"constant": constant, "exponent_per_layer": exponent_per_layer, "B_qk2": qs.tolist()}, seed=seed)
 
 
 def _log_cube_l1_cover_lower(d: int, B: float, eps: float) -> float:

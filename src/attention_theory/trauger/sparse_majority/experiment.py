@@ -150,7 +150,8 @@ def run_authors_sweep(config: ProtocolConfig, *, checkpoint_dir: str | Path | No
     data = {"protocol": config.name, "runs": res["runs"], "summary": summarize(res["runs"]),
             "history": res["history"], "epochs_run": res["epochs"], "finished": res["finished"],
             "softmax_fallbacks": res["fallbacks"]}
-    extra = {"epochs_run": res["epochs"], "max_wall_s": max_wall_s, "train_wall_time_s": res["wall_time_s"]}
+    extra = {"epochs_run": res["epochs"], "max_wall_s": max_wall_s, "train_wall_time_s": res["wall_time_s"],
+             "train_cpu_time_s": res["cpu_time_s"], "cpu_time_since_epoch": res["cpu_time_since_epoch"]}
     if ckpt is not None and ckpt.exists() and res["finished"] and not keep_checkpoint:
         ckpt.unlink()
     data["best_params"] = res["best_params"]
@@ -237,6 +238,9 @@ def _options(ap: argparse.ArgumentParser) -> None:
                     help="sweep: end (after a last evaluation) once this many seconds have passed")
     ap.add_argument("--keep-checkpoint", action="store_true", help="sweep: keep the checkpoint after the run")
     ap.add_argument("--benchmark-epochs", type=positive_int, default=4, help="benchmark: epochs per trainer")
+    ap.add_argument("--from", dest="collect_from", type=Path, nargs="+", default=None, metavar="FOLDER",
+                    help="collect-authors: folders holding checkpoint-authors-full.pt (default: "
+                         "<out>/authors-a and <out>/authors-b)")
     ap.add_argument("--protocol", choices=tuple(PROTOCOLS), default="book-v1",
                     help="sweep: the training protocol (default book-v1, the first edition's; "
                          "authors: the authors' code, trained by the structured trainer)")
@@ -307,6 +311,34 @@ def _structured_benchmark_part(ctx: RunContext) -> PartResult:
         f"naive {d['naive']['steps_per_s']:.1f} ({d['threads']} threads)"))
 
 
+def _collect_part(ctx: RunContext) -> PartResult:
+    """Merge the authors'-protocol checkpoints into ``authors-sweep.json`` and write the
+    best-epoch weights next to it (``authors-best-weights.npz``, its SHA-256 in the provenance)."""
+    from attention_theory.trauger.sparse_majority.collect import collect_authors_sweep, write_weights
+
+    if ctx.scale != "full":
+        raise SystemExit("error: collect-authors reads full-scale checkpoints (use --scale full)")
+    folders = ctx.options.collect_from or [Path(ctx.out) / "authors-a", Path(ctx.out) / "authors-b"]
+    try:
+        res = collect_authors_sweep(folders)
+    except (FileNotFoundError, ValueError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    path, sha = write_weights(Path(ctx.out) / "authors-best-weights.npz", res["weights"])
+    data = res["data"]
+    data["summary"] = summarize(data["runs"])
+    data["weights_file"] = path.name
+    n_done = sum(r["stop_reason"] != "still-training" for r in data["runs"])
+    epochs = [p["epoch"] for p in data["processes"]]
+    return PartResult(res["config"], data, extra={"weights_sha256": sha, "weights_file": path.name},
+                      summary=f"{len(data['runs'])} runs ({n_done} stopped), processes at epochs {epochs}")
+
+
+def _collect_preflight(ctx: RunContext) -> str | None:
+    folders = ctx.options.collect_from or [Path(ctx.out) / "authors-a", Path(ctx.out) / "authors-b"]
+    missing = [str(f) for f in folders if not (Path(f) / "checkpoint-authors-full.pt").exists()]
+    return f"error: no checkpoint-authors-full.pt in {missing}" if missing else None
+
+
 EXPERIMENT = Experiment(
     paper="trauger", name="sparse-majority",
     description="Sparse-majority sweep of Trauger & Tewari, Sec. 6 (Figures 1-3), and its benchmark.",
@@ -317,7 +349,11 @@ EXPERIMENT = Experiment(
                 filename=lambda scale: "benchmark.json" if scale == "full" else "benchmark-smoke.json"),
            Part("benchmark-structured", _structured_benchmark_part,
                 "naive loop, first-edition batched trainer and structured trainer (authors' model), "
-                "steps per second")),
+                "steps per second"),
+           Part("collect-authors", _collect_part,
+                "merge the authors'-protocol checkpoints (--from) into authors-sweep.json and the "
+                "best-epoch weights", filename=lambda scale: "authors-sweep.json",
+                preflight=_collect_preflight)),
     default_parts=("sweep",),
     add_options=_options,
 )

@@ -682,6 +682,10 @@ class StructuredTrainer:
         self.history: list[dict[str, Any]] = []
         self.fallbacks = 0
         self.wall_time_s = 0.0
+        # CPU seconds of the training processes, counted since epoch ``cpu_time_since_epoch``
+        # (checkpoints written before this counter existed resume with it at their epoch)
+        self.cpu_time_s = 0.0
+        self.cpu_time_since_epoch = 0
         self._last_running: dict[str, torch.Tensor] = {}
         self._rebuild()
 
@@ -1011,7 +1015,8 @@ class StructuredTrainer:
                 "best_epoch": self.best_epoch.clone(),
                 "generators": [g.get_state() for g in self.generators],
                 "history": list(self.history), "fallbacks": self.fallbacks,
-                "wall_time_s": self.wall_time_s}
+                "wall_time_s": self.wall_time_s, "cpu_time_s": self.cpu_time_s,
+                "cpu_time_since_epoch": self.cpu_time_since_epoch}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`; ``ValueError`` if it was written for another protocol."""
@@ -1030,6 +1035,8 @@ class StructuredTrainer:
         self.history = list(state["history"])
         self.fallbacks = int(state["fallbacks"])
         self.wall_time_s = float(state["wall_time_s"])
+        self.cpu_time_s = float(state.get("cpu_time_s", 0.0))
+        self.cpu_time_since_epoch = int(state.get("cpu_time_since_epoch", self.epoch))
         self._last_running = {}
         self._rebuild()
 
@@ -1082,7 +1089,7 @@ def train_structured(config: ProtocolConfig, *, checkpoint: str | Path | None = 
                 trainer.load_state_dict(state)
             except ValueError as exc:
                 raise ValueError(f"checkpoint {checkpoint}: {exc}") from None
-    wall_before = trainer.wall_time_s
+    wall_before, cpu_before, c0 = trainer.wall_time_s, trainer.cpu_time_s, time.process_time()
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -1105,6 +1112,7 @@ def train_structured(config: ProtocolConfig, *, checkpoint: str | Path | None = 
             if checkpoint is not None and (epoch % config.checkpoint_every == 0 or ev["stopped"]
                                            or done or stop or out_of_time):
                 trainer.wall_time_s = wall_before + time.perf_counter() - t0
+                trainer.cpu_time_s = cpu_before + time.process_time() - c0
                 save_checkpoint(checkpoint, trainer.state_dict())
             if stop and not done:
                 return None
@@ -1114,9 +1122,11 @@ def train_structured(config: ProtocolConfig, *, checkpoint: str | Path | None = 
         if bar is not None:
             bar.close()
     trainer.wall_time_s = wall_before + time.perf_counter() - t0
+    trainer.cpu_time_s = cpu_before + time.process_time() - c0
     trainer._write_back()
     return {"runs": trainer.records(), "history": trainer.history, "epochs": trainer.epoch,
-            "wall_time_s": trainer.wall_time_s, "best_params": trainer.best_flat.clone(),
+            "wall_time_s": trainer.wall_time_s, "cpu_time_s": trainer.cpu_time_s,
+            "cpu_time_since_epoch": trainer.cpu_time_since_epoch, "best_params": trainer.best_flat.clone(),
             "fallbacks": trainer.fallbacks, "finished": not trainer.n_training}
 
 

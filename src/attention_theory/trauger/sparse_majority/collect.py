@@ -1,0 +1,146 @@
+"""Collect the authors'-protocol sweep from its checkpoints into the committed result.
+
+The full sweep runs as several processes, each on some of the lengths with its own checkpoint
+(``--Ts ... --out <folder> --keep-checkpoint``; two processes use the two cores of a small
+machine).  :func:`collect_authors_sweep` reads every checkpoint, finished or not, and returns one
+result: every run at its best epoch (with the epoch its training reached and why it stopped),
+the per-``T`` summary, the training time of each process, and, for every run, its evaluation
+curve (subsampled) and the best-epoch weights (float32) for :func:`write_weights`.
+
+A checkpoint of a sweep still in progress gives a partial result, marked as such
+(``finished`` false, ``epochs_reached`` per process); nothing is trained.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from attention_theory._validate import check_int
+from attention_theory.results import atomic_write_bytes, load_checkpoint
+from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig
+from attention_theory.trauger.sparse_majority.structured import StructuredTrainer
+
+__all__ = ["CHECKPOINT_NAME", "CURVE_KEYS", "collect_authors_sweep", "write_weights", "read_weights"]
+
+#: File name of an authors'-protocol checkpoint at full scale.
+CHECKPOINT_NAME = "checkpoint-authors-full.pt"
+#: Quantities of the evaluation curve kept per run.
+CURVE_KEYS = ("train_loss", "train_acc", "val_loss", "val_acc", "l1")
+
+
+def _trainer_from(path: Path) -> StructuredTrainer:
+    state = load_checkpoint(path)
+    if state is None:
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    if not isinstance(state, dict) or "protocol" not in state:
+        raise ValueError(f"{path} is not a structured-trainer checkpoint")
+    saved = state["protocol"]
+    try:
+        cfg = ProtocolConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in saved.items()})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: its protocol settings are not valid ({exc})") from None
+    if cfg.to_dict() != saved:
+        raise ValueError(f"{path}: its protocol settings do not round-trip")
+    trainer = StructuredTrainer(cfg, method=state.get("method", "softmax"))
+    trainer.load_state_dict(state)
+    return trainer
+
+
+def _curves(trainer: StructuredTrainer, max_points: int) -> dict[tuple[int, int], dict[str, list[float]]]:
+    """Per run ``(T, seed)``: the evaluation history, subsampled to at most ``max_points`` points
+    (every evaluation of the first 500 epochs is kept for runs that stopped early)."""
+    out: dict[tuple[int, int], dict[str, list[float]]] = {}
+    rows: dict[int, list[tuple[int, dict[str, float]]]] = {}
+    for row in trainer.history:
+        for j, i in enumerate(row["runs"]):
+            rows.setdefault(i, []).append((row["epoch"], {k: row[k][j] for k in CURVE_KEYS}))
+    for i, r in enumerate(trainer.data):
+        pts = rows.get(i, [])
+        keep = np.unique(np.linspace(0, len(pts) - 1, min(max_points, len(pts))).round().astype(int)) \
+            if pts else np.array([], dtype=int)
+        out[(r.T, r.seed)] = {"epoch": [pts[k][0] for k in keep],
+                              **{key: [pts[k][1][key] for k in keep] for key in CURVE_KEYS}}
+    return out
+
+
+def collect_authors_sweep(folders: Sequence[str | Path], *, max_curve_points: int = 200,
+                          checkpoint_name: str = CHECKPOINT_NAME) -> dict[str, Any]:
+    """Merge the checkpoints ``<folder>/<checkpoint_name>`` of ``folders`` (their protocol
+    settings are read from each checkpoint; only the lengths and seeds may differ between them).
+
+    Returns ``{"config", "data", "weights"}``: ``config`` the protocol with every length and seed;
+    ``data`` the result body (``runs``, ``processes``, ``finished``, ``epochs_reached``, ``curves``);
+    ``weights`` ``{"T", "seed", "best_epoch", "flat"}`` (numpy; ``flat`` float32 ``(R, P)``).
+    """
+    if isinstance(folders, (str, Path)) or not folders:
+        raise ValueError("folders must be a non-empty list of checkpoint folders")
+    max_curve_points = check_int(max_curve_points, "max_curve_points", minimum=2)
+    runs, processes, curves, flats, keys = [], [], {}, [], []
+    base = None
+    for folder in folders:
+        path = Path(folder) / checkpoint_name
+        trainer = _trainer_from(path)
+        cfg = trainer.config.to_dict()
+        rest = {k: v for k, v in cfg.items() if k not in ("Ts", "seeds")}
+        if base is None:
+            base = rest
+        elif rest != base:
+            raise ValueError(f"{path}: its protocol differs from the other checkpoints' in more than Ts/seeds")
+        evaluated = sorted({row["epoch"] for row in trainer.history})
+        for rec in trainer.records():
+            key = (rec["T"], rec["seed"])
+            if key in curves:
+                raise ValueError(f"run T={key[0]}, seed={key[1]} appears in two checkpoints")
+            reached = rec["stop_epoch"] if rec["stop_epoch"] >= 0 else trainer.epoch
+            rec.update({"epochs_reached": int(reached),
+                        "stop_reason": rec["stop_reason"] or "still-training",
+                        "best_is_last_evaluation": bool(evaluated) and rec["best_epoch"] == max(
+                            e for e in evaluated if e <= reached)})
+            runs.append(rec)
+        curves.update(_curves(trainer, max_curve_points))
+        flats.append(trainer.best_flat.to(torch.float32).numpy())
+        keys += [(r.T, r.seed) for r in trainer.data]
+        processes.append({"checkpoint": str(path), "Ts": list(trainer.config.Ts),
+                          "seeds": list(trainer.config.seeds), "epoch": trainer.epoch,
+                          "runs_still_training": int(trainer.n_training),
+                          "wall_time_s": trainer.wall_time_s,
+                          "cpu_time_s": getattr(trainer, "cpu_time_s", None),
+                          "cpu_time_since_epoch": getattr(trainer, "cpu_time_since_epoch", None),
+                          "softmax_fallbacks": trainer.fallbacks})
+    assert base is not None
+    order = sorted(range(len(runs)), key=lambda i: (runs[i]["T"], runs[i]["seed"]))
+    runs = [runs[i] for i in order]
+    flat = np.concatenate(flats)[[keys.index((r["T"], r["seed"])) for r in runs]]
+    Ts = sorted({r["T"] for r in runs})
+    seeds = sorted({r["seed"] for r in runs})
+    config = {**base, "Ts": Ts, "seeds": seeds}
+    finished = all(p["runs_still_training"] == 0 for p in processes)
+    data = {"protocol": base["name"], "runs": runs, "processes": processes,
+            "finished": finished, "epochs_reached": {str(r["T"]) + "/" + str(r["seed"]): r["epochs_reached"]
+                                                     for r in runs},
+            "curves": {f"{T}/{s}": curves[(T, s)] for T, s in ((r["T"], r["seed"]) for r in runs)}}
+    weights = {"T": np.array([r["T"] for r in runs]), "seed": np.array([r["seed"] for r in runs]),
+               "best_epoch": np.array([r["best_epoch"] for r in runs]), "flat": flat.astype(np.float32)}
+    return {"config": config, "data": data, "weights": weights}
+
+
+def write_weights(path: str | Path, weights: dict[str, np.ndarray]) -> tuple[Path, str]:
+    """Write the best-epoch weights as a compressed ``.npz`` atomically; returns the path and the
+    SHA-256 of its bytes (recorded in the result's provenance)."""
+    import io
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **weights)
+    data = buf.getvalue()
+    return atomic_write_bytes(path, data), hashlib.sha256(data).hexdigest()
+
+
+def read_weights(path: str | Path) -> dict[str, np.ndarray]:
+    """The arrays written by :func:`write_weights` (``T``, ``seed``, ``best_epoch``, ``flat``)."""
+    with np.load(Path(path)) as z:
+        return {k: z[k] for k in z.files}
