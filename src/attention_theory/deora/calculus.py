@@ -13,7 +13,7 @@ It also holds the small tools every Deora check uses to search adversarially wit
 (the point a method hands the objective, a torch tensor for L-BFGS / Adam or a numpy array for
 Nelder-Mead, and the value it expects back), :func:`box` / :func:`log_box` (smooth maps of an
 unconstrained coordinate into a check's parameter range), :func:`into_ball` (tokens into the
-``R``-ball of Assumption 1), :func:`numeric_objective` (a float formula, such as the numpy
+``R``-ball of Assumption 1), :func:`attention_theory.search.numpy_objective` (a float formula, such as the numpy
 calculators that negative controls replace, made searchable by L-BFGS with finite-difference
 gradients) and :func:`maximize_each` (the search size by size, with the best point of each size).
 """
@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from attention_theory.deora import model as md
-from attention_theory.search import SizedSearch, maximize_over_sizes, numpy_objective
+from attention_theory.search import SizedSearch, maximize_over_sizes
 
 DT = torch.float64
 
@@ -178,14 +178,6 @@ def into_ball(X: torch.Tensor, R: float) -> torch.Tensor:
     """Rows of ``X`` (last axis) radially projected into ``||x_t|| <= R`` (identity inside the ball)."""
     n = torch.linalg.vector_norm(X, dim=-1, keepdim=True)
     return X / torch.clamp(n / R, min=1.0)
-
-
-def numeric_objective(f: Callable[[Any, np.ndarray], float], *, rel_step: float = 1e-6
-                      ) -> Callable[[Any, Any], Any]:
-    """:func:`attention_theory.search.numpy_objective` with a central difference: formula checks
-    whose calculators negative controls replace by other numpy functions are searched by both
-    methods (Nelder-Mead on the formula itself, L-BFGS on its finite-difference gradient)."""
-    return numpy_objective(f, difference="central", rel_step=rel_step)
 
 
 def maximize_each(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.random.Generator], np.ndarray],

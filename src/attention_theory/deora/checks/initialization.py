@@ -22,7 +22,6 @@ from attention_theory.deora import model as md
 from attention_theory.deora.calculus import (
     log_box,
     maximize_each,
-    numeric_objective,
     search_tensor,
     search_value,
 )
@@ -38,6 +37,7 @@ from attention_theory.deora.max_margin import ntk_max_margin
 from attention_theory.deora.max_margin import ntk_max_margin_dual as ntk_margin
 from attention_theory.deora.ntk import ntk_features
 from attention_theory.deora.stability import init_heads, noisy_lin_tokens
+from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -295,7 +295,7 @@ def check_cor2(head_const: float = 256.0, *, seed: int = 800) -> CheckRecord:
     lhs = np.concatenate([need98, need95, cap, cap * np.log1p(np.exp(Bp))])
     rhs = np.concatenate([sqrtH, sqrtH, g01sq, g01sq])
     # adversarial: (R, B_2, B_Phi, gamma, K) in the ranges above (log scales), sizes (T, d)
-    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(np.divide(*_cor2_sides(size, z, head_const))))),
+    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*_cor2_sides(size, z, head_const))))),
                                 lambda size, g: g.normal(0.0, 2.0, 5),
                                 pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (1000, 1000)]),
                                 restarts=pick(2, 8), steps=pick(10, 300), seed=seed)

@@ -24,7 +24,6 @@ from attention_theory.deora import model as md
 from attention_theory.deora.calculus import (
     into_ball,
     maximize_each,
-    numeric_objective,
     search_tensor,
     search_value,
 )
@@ -47,6 +46,7 @@ from attention_theory.deora.landscape import (
 from attention_theory.foundations import hessian as hs
 from attention_theory.foundations.gd import run_first_order
 from attention_theory.foundations.tensors import f64
+from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -248,7 +248,7 @@ def check_cor1_segment_max(norm: Callable[[torch.Tensor, int, int, int], float] 
         return l_ / r_
 
     sizes = pick([(1, 1, 1), (2, 1, 1), (1, 2, 1)], [(1, 1, 1), (2, 1, 1), (1, 2, 1), (1, 2, 2), (2, 2, 2), (4, 2, 2)])
-    res, points = maximize_each(numeric_objective(ratio),
+    res, points = maximize_each(numpy_objective(ratio),
                                 lambda size, g: g.standard_normal(2 * size[0] * md.head_size(*size[1:])) * 2,
                                 sizes, restarts=pick(2, 4), steps=pick(3, 30), seed=seed)
     for (H, T, d), (_, z) in points.items():
@@ -707,7 +707,7 @@ def _glqc_search(constant: float, boundary_factor: float, sharp_constant: Callab
         a = random_heads(g, H, T, d, u_scale=float(g.uniform(2, 8)), w_scale=float(g.uniform(1, 10))).numpy()
         return np.concatenate([a, g.standard_normal(a.size), [3.0]])
 
-    res, points = maximize_each(numeric_objective(ratio), init, sizes, restarts=pick(2, 4),
+    res, points = maximize_each(numpy_objective(ratio), init, sizes, restarts=pick(2, 4),
                                 steps=pick(3, 30), seed=seed)
     out = []
     for size, (_, z) in points.items():
@@ -809,7 +809,7 @@ def check_prop4_1d(c_max: float = 0.5, constant: float = 4.0 / 3.0, *,
     def init(k: int, g: np.random.Generator) -> np.ndarray:   # c and g(0), g(1) high, f small or not
         return np.concatenate([g.normal(2.0, 2.0, 3), g.normal(-3.0, 3.0, k)])
 
-    res, points = maximize_each(numeric_objective(ratio), init,
+    res, points = maximize_each(numpy_objective(ratio), init,
                                 pick([1, 2, 4], [1, 2, 4, 8]), restarts=pick(3, 10), steps=pick(30, 300),
                                 seed=seed)
     for k, (_, z) in points.items():

@@ -24,7 +24,7 @@ from attention_theory.config import cached_per_scale, pick
 from attention_theory.deora import dm1, ntk
 from attention_theory.deora import mixture_bounds as bm
 from attention_theory.deora import model as md
-from attention_theory.deora.calculus import box, log_box, maximize_each, numeric_objective
+from attention_theory.deora.calculus import box, log_box, maximize_each
 from attention_theory.deora.dm1_search import (
     SMALLEST,
     DM1Size,
@@ -60,6 +60,7 @@ from attention_theory.deora.mixture import (
     n1_measure,
 )
 from attention_theory.foundations.tensors import f64
+from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -149,7 +150,7 @@ def check_wstar(w_norm: Callable[[dm1.DM1Config], float] = lambda c: c.S**2 * ma
     sizes = dict(smallest=SMALLEST, **REGIMES)
     with_S = lambda name, z: sizes[name].replace(S=float(log_box(z[0], -1.0, 1.0)))  # noqa: E731
     res, points = maximize_each(
-        numeric_objective(lambda name, z: max(float(bound_ratio(*lr)) for lr in cfg_parts(with_S(name, z), name).values())),
+        numpy_objective(lambda name, z: max(float(bound_ratio(*lr)) for lr in cfg_parts(with_S(name, z), name).values())),
         lambda name, g: g.normal(0.0, 2.0, 1), list(sizes), restarts=pick(2, 16), steps=pick(10, 60), seed=0)
     for name, (_, z) in points.items():
         cfg = with_S(name, z)
@@ -780,7 +781,7 @@ def check_eq7(gamma_star_fn: Callable[..., float] = bm.gamma_star) -> CheckRecor
         hi = np.array([0.95, 3.0, 0.2, 0.2, 0.5, 0.1, 10.0])
         return tuple(float(v) for v in box(np.asarray(z, dtype=float), 0.0, 1.0) * (hi - lo) + lo)
 
-    res, points = maximize_each(numeric_objective(lambda TM, z: float(bound_ratio(*scaling(*TM, *point(z))))),
+    res, points = maximize_each(numpy_objective(lambda TM, z: float(bound_ratio(*scaling(*TM, *point(z))))),
                                 lambda TM, g: g.normal(0.0, 2.0, 7), pick([(2, 1), (5, 2), (19, 4)],
                                                                           [(2, 1), (3, 1), (5, 2), (10, 3), (19, 4)]),
                                 restarts=pick(2, 8), steps=pick(10, 60), seed=0)
@@ -881,7 +882,7 @@ def check_lemma18(gamma_factor: float = 1.0, *, seed: int = 28) -> CheckRecord:
         r = np.concatenate([A + box(z[3:3 + L], 0.0, 5.0), B - box(z[3 + L:], 0.0, 5.0)])
         return _leak(r, L, gamma_factor * max(0.0, bm.saturation_threshold(A, T, L, eps))), eps
 
-    res, points = maximize_each(numeric_objective(lambda TL, z: np.divide(*leak(TL, z))),
+    res, points = maximize_each(numpy_objective(lambda TL, z: np.divide(*leak(TL, z))),
                                 lambda TL, g: g.normal(0.0, 2.0, 3 + TL[0]),
                                 pick([(2, 1), (3, 1), (3, 2), (10, 3)], [(2, 1), (3, 1), (3, 2), (5, 2), (10, 3), (29, 5)]),
                                 restarts=pick(2, 8), steps=pick(40, 200), seed=seed)
@@ -1173,7 +1174,7 @@ def check_eq12(const: float = 324.0, *, seed: int = 32) -> CheckRecord:
         n2i *= nrm
         return bm.eq12_rhs(T, d, R, nrm, const=const), bm.thm3_head_condition_at_zero(T, d, R, nrm, n2i)
 
-    res, points = maximize_each(numeric_objective(lambda size, z: float(np.divide(*sides(size, z)))),
+    res, points = maximize_each(numpy_objective(lambda size, z: float(np.divide(*sides(size, z)))),
                                 lambda size, g: g.normal(0.0, 2.0, 3),
                                 pick([(1, 1), (2, 1), (4, 3), (49, 49)], [(1, 1), (2, 1), (1, 2), (4, 3), (10, 3), (49, 49)]),
                                 restarts=pick(2, 8), steps=pick(15, 300), seed=seed)

@@ -28,7 +28,6 @@ from attention_theory.deora import model as md
 from attention_theory.deora.calculus import (
     box,
     maximize_each,
-    numeric_objective,
 )
 from attention_theory.deora.dm1_search import (
     DM1Size,
@@ -52,6 +51,7 @@ from attention_theory.deora.mixture import (
     instances,
 )
 from attention_theory.foundations.tensors import f64
+from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -365,7 +365,7 @@ def check_fact1(K: float = math.sqrt(8 / 3)) -> CheckRecord:
     C, Cr = constants(*np.meshgrid(ds, deltas))
     C, Cr = list(C.ravel()), list(Cr.ravel())
     to_delta = lambda z: 10.0 ** float(box(z[0], -12.0, math.log10(0.5)))  # noqa: E731
-    res, points = maximize_each(numeric_objective(lambda d, z: max(constants(d, to_delta(z)))),
+    res, points = maximize_each(numpy_objective(lambda d, z: max(constants(d, to_delta(z)))),
                                 lambda d, g: g.normal(0.0, 2.0, 1), pick([1, 2, 10, 10000], [1, 2, 3, 10, 100, 1000, 10000]),
                                 restarts=pick(2, 16), steps=pick(15, 60), seed=0)
     for d, (_, z) in points.items():

@@ -31,7 +31,6 @@ from attention_theory.deora.calculus import (
     box,
     log_box,
     maximize_each,
-    numeric_objective,
     search_tensor,
     search_value,
 )
@@ -50,6 +49,7 @@ from attention_theory.deora.stability import (
     rho_vec,
     run_tilde_betas,
 )
+from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -485,7 +485,7 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *,
         r_ = rho(np.array([D_]), np.array([B_]), T_, d_, np.array([R_]), np.array([H_]))
         return float(max(b1_[0] ** 2, b3_[0] / np.sqrt(H_) + b1_[0] ** 2 / 4) / r_[0])
 
-    res, points = maximize_each(numeric_objective(ratio), lambda size, g: g.normal(0.0, 2.0, 4),
+    res, points = maximize_each(numpy_objective(ratio), lambda size, g: g.normal(0.0, 2.0, 4),
                                 pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
                                 restarts=pick(2, 10), steps=pick(10, 400), seed=seed)
     extra_l, extra_r = [], []
@@ -539,7 +539,7 @@ def check_cor4(constant: float = 17.0, *, seed: int = 400) -> CheckRecord:
     hit = float(np.max(lhs[-1] / rhs[-1]))
     # adversarial: the same tuples as functions of unconstrained coordinates (log scales and
     # fractions in the ranges above), sizes (T, d); the largest of the six ratios
-    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(_cor4_sides(size, z, constant)[2]))),
+    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(_cor4_sides(size, z, constant)[2]))),
                                 lambda size, g: g.normal(0.0, 2.0, 10),
                                 pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (100, 100)]),
                                 restarts=pick(2, 8), steps=pick(8, 300), seed=seed)

@@ -28,7 +28,7 @@ import torch
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
-from attention_theory.deora.calculus import box, log_box, maximize_each, numeric_objective
+from attention_theory.deora.calculus import box, log_box, maximize_each
 from attention_theory.deora.landscape import (
     loss_and_grad,
     norm_2inf,
@@ -49,6 +49,7 @@ from attention_theory.deora.training import (
 )
 from attention_theory.foundations import hessian as hs
 from attention_theory.foundations.gd import run_first_order
+from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -399,7 +400,7 @@ def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed
         r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
         lhs += [bd.beta2(Th, T, d, R, H), re]
         rhs += [re, r]
-    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(np.divide(*_thm1_sides(size, z, a_fn))))),
+    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*_thm1_sides(size, z, a_fn))))),
                                 lambda size, g: g.normal(0.0, 2.0, 5),
                                 pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
                                 restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
@@ -533,7 +534,7 @@ def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
         l_, r_ = sides(size, z)
         return max(a / b if b > 0 else (0.0 if a <= 1e-12 else math.inf) for a, b in zip(l_, r_))
 
-    res, points = maximize_each(numeric_objective(ratio), lambda size, g: g.normal(0.0, 2.0, 2),
+    res, points = maximize_each(numpy_objective(ratio), lambda size, g: g.normal(0.0, 2.0, 2),
                                 [(1, 1), (2, 1), (4, 3)] + pick([], [(8, 16)]),
                                 restarts=pick(2, 8), steps=pick(15, 200), seed=seed)
     for size, (_, z) in points.items():
@@ -571,7 +572,7 @@ def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
         Db = g0K
         lhs += [_heads_exact_sqrt(Db, B, T, d, R), eta * bd.rho(Db, B, T, d, R, H), eta * K * Lt, eta * L0]
         rhs += [math.sqrt(H), 1.0, Db**2, Db**2]
-    res, points = maximize_each(numeric_objective(lambda size, z: float(np.max(np.divide(*_cor3_sides(size, z, inner))))),
+    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*_cor3_sides(size, z, inner))))),
                                 lambda size, g: g.normal(0.0, 2.0, 10),
                                 pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (300, 300)]),
                                 restarts=pick(2, 8), steps=pick(8, 300), seed=seed)

@@ -8,7 +8,7 @@ the per-``T`` summary, the training time of each process, and, for every run, it
 curve (subsampled) and the best-epoch weights (float32) for :func:`write_weights`.
 
 A checkpoint of a sweep still in progress gives a partial result, marked as such
-(``finished`` false, ``epochs_reached`` per process); nothing is trained.
+(``finished`` false, each run's ``epochs_reached``, each process's ``epoch``); nothing is trained.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def collect_authors_sweep(folders: Sequence[str | Path], *, max_curve_points: in
     settings are read from each checkpoint; only the lengths and seeds may differ between them).
 
     Returns ``{"config", "data", "weights"}``: ``config`` the protocol with every length and seed;
-    ``data`` the result body (``runs``, ``processes``, ``finished``, ``epochs_reached``, ``curves``);
+    ``data`` the result body (``runs``, each with its ``epochs_reached``; ``processes``, ``finished``, ``curves``);
     ``weights`` ``{"T", "seed", "best_epoch", "flat"}`` (numpy; ``flat`` float32 ``(R, P)``).
     """
     if isinstance(folders, (str, Path)) or not folders:
@@ -121,8 +121,7 @@ def collect_authors_sweep(folders: Sequence[str | Path], *, max_curve_points: in
     config = {**base, "Ts": Ts, "seeds": seeds}
     finished = all(p["runs_still_training"] == 0 for p in processes)
     data = {"protocol": base["name"], "runs": runs, "processes": processes,
-            "finished": finished, "epochs_reached": {str(r["T"]) + "/" + str(r["seed"]): r["epochs_reached"]
-                                                     for r in runs},
+            "finished": finished,
             "curves": {f"{T}/{s}": curves[(T, s)] for T, s in ((r["T"], r["seed"]) for r in runs)}}
     weights = {"T": np.array([r["T"] for r in runs]), "seed": np.array([r["seed"] for r in runs]),
                "best_epoch": np.array([r["best_epoch"] for r in runs]), "flat": flat.astype(np.float32)}
