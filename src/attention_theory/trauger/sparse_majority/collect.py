@@ -105,7 +105,7 @@ def collect_authors_sweep(folders: Sequence[str | Path], *, max_curve_points: in
         curves.update(_curves(trainer, max_curve_points))
         flats.append(trainer.best_flat.to(torch.float32).numpy())
         keys += [(r.T, r.seed) for r in trainer.data]
-        processes.append({"checkpoint": str(path), "Ts": list(trainer.config.Ts),
+        processes.append({"checkpoint": f"{path.parent.name}/{path.name}", "Ts": list(trainer.config.Ts),
                           "seeds": list(trainer.config.seeds), "epoch": trainer.epoch,
                           "runs_still_training": int(trainer.n_training),
                           "wall_time_s": trainer.wall_time_s,
