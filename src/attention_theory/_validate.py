@@ -8,6 +8,7 @@ reader who passes a bad shape to ``mixed_norm`` learns which argument was bad.
 from __future__ import annotations
 
 import math
+import os
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,9 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_int",
+    "check_path",
+    "check_rng",
+    "check_seed",
 ]
 
 
@@ -37,9 +41,12 @@ def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
         import torch  # local import: torch is heavy and optional for plain numpy use
 
         if isinstance(x, torch.Tensor):
+            if x.is_complex():
+                raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
             x = x.detach().cpu().double().numpy()
     except ImportError:  # pragma: no cover - torch is a hard dependency in practice
         pass
+    _reject_complex(x, name)
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -54,6 +61,16 @@ def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
     if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values")
     return arr
+
+
+def _reject_complex(x: Any, name: str) -> None:
+    """Complex input would lose its imaginary part silently in a float64 conversion."""
+    try:
+        is_complex = np.iscomplexobj(x)
+    except (TypeError, ValueError):  # ragged or non-numeric: the float64 conversion reports it
+        is_complex = False
+    if is_complex:
+        raise TypeError(f"{name} must be real-valued, got complex values")
 
 
 def as_matrix(x: Any, name: str, *, finite: bool = True) -> np.ndarray:
@@ -121,6 +138,28 @@ def check_int(x: Any, name: str, *, minimum: int = 1) -> int:
     return x
 
 
+def check_path(path: Any, name: str = "path") -> os.PathLike[str] | str:
+    """A file-system path: a ``str`` or ``os.PathLike`` (returned unchanged)."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+    if isinstance(path, str) and not path.strip():
+        raise ValueError(f"{name} must not be an empty path")
+    return path
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """A ``numpy.random.Generator`` (the package never falls back to global random state)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                        f"got {type(rng).__name__}")
+    return rng
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """A seed for ``np.random.default_rng``/``torch.manual_seed``: an integer >= 0."""
+    return check_int(seed, name, minimum=0)
+
+
 def as_tensor(x: Any, name: str, *, ndim: int | None = None,
               shape: tuple[int | None, ...] | None = None) -> torch.Tensor:
     """Validate ``x`` and return it as a float64 torch tensor (gradients are kept).
@@ -138,6 +177,7 @@ def as_tensor(x: Any, name: str, *, ndim: int | None = None,
             raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
         t = x if x.dtype == torch.float64 else x.to(torch.float64)
     else:
+        _reject_complex(x, name)
         try:
             arr = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:

@@ -44,7 +44,7 @@ def scale() -> str:
 @contextlib.contextmanager
 def use_scale(value: str) -> Iterator[str]:
     """Run the block at scale ``value`` (``smoke`` or ``full``) without touching the environment."""
-    token = _SCALE.set(_checked(value, "scale"))
+    token = _SCALE.set(_checked(value, "value (the scale)"))
     try:
         yield _SCALE.get()
     finally:
@@ -66,6 +66,9 @@ def cached_per_scale(maxsize: int = 8) -> Callable[[F], F]:
     """Like ``functools.lru_cache(maxsize)``, with the current :func:`scale` and torch's default
     dtype as part of the key, so a value computed at one scale or precision is never reused at
     another."""
+
+    if maxsize is not None and (isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 0):
+        raise TypeError(f"maxsize must be an integer >= 0 or None, got {maxsize!r}")
 
     def deco(fn: F) -> F:
         @functools.lru_cache(maxsize=maxsize)

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from attention_theory._validate import check_path
 from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
 from attention_theory.papers import PAPERS
@@ -171,13 +172,13 @@ def find_experiment(paper: str, name: str) -> Experiment:
     known = experiments()
     if (paper, name) not in known:
         listing = ", ".join(f"{p} {n}" for p, n in sorted(known))
-        raise ValueError(f"no experiment {paper!r} {name!r}; known: {listing}")
+        raise ValueError(f"no experiment (paper={paper!r}, name={name!r}); known: {listing}")
     return known[(paper, name)]
 
 
 def ensure_writable(folder: Path) -> Path:
     """Create ``folder`` and prove it writable now, before any work is done."""
-    folder = Path(folder)
+    folder = Path(check_path(folder, "folder"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
@@ -193,7 +194,7 @@ def move_checkpoints_aside(folder: Path, *, now: _dt.datetime | None = None) -> 
 
     Returns ``[(old path, new path), ...]``; files already moved aside are left alone.
     """
-    folder = Path(folder)
+    folder = Path(check_path(folder, "folder"))
     if not folder.is_dir():
         return []
     stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")

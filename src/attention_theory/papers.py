@@ -56,7 +56,7 @@ def paper(key: str) -> Paper:
     for p in PAPERS:
         if p.key == key:
             return p
-    raise ValueError(f"unknown paper {key!r}; expected one of {[p.key for p in PAPERS]}")
+    raise ValueError(f"key: unknown paper {key!r}; expected one of {[p.key for p in PAPERS]}")
 
 
 def claim_id_pattern() -> re.Pattern[str]:

@@ -49,6 +49,7 @@ __all__ = [
     "write_result",
     "read_result",
     "describe_provenance",
+    "commit_label",
     "CHECKPOINT_FORMAT",
     "CheckpointError",
     "CorruptCheckpoint",
@@ -248,6 +249,14 @@ def describe_provenance(prov: Mapping[str, Any]) -> str:
     return (f"{prov.get('scale')} scale on {prov.get('device')}, {prov.get('date')}, "
             f"commit {prov.get('commit')}, package {prov.get('package_version')}, "
             f"torch {prov.get('torch_version')}, wall time {wall_s}")
+
+
+def commit_label(prov: Mapping[str, Any]) -> str:
+    """The commit of a result for a figure caption (glue it and write ``{glue:text}`` in the
+    caption): the recorded commit, followed by " (with uncommitted changes)" when the run's
+    package source differed from it."""
+    commit = str(prov.get("commit") or "unknown")
+    return commit + (" (with uncommitted changes)" if prov.get("uncommitted_source_changes") else "")
 
 
 class CheckpointError(ValueError):

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_seed
 
 __all__ = ["SearchResult", "SizedSearch", "maximize", "maximize_over_sizes", "numpy_objective", "NO_INSTANCE"]
 
@@ -71,7 +71,11 @@ def maximize(objective: Callable[[Any], Any], init: Callable[[np.random.Generato
     steps = check_int(steps, "steps")
     if method not in {"lbfgs", "adam", "nelder-mead"}:
         raise ValueError(f"method must be 'lbfgs', 'adam' or 'nelder-mead', got {method!r}")
-    rng = np.random.default_rng(seed)
+    if not callable(objective):
+        raise TypeError(f"objective must be callable, got {type(objective).__name__}")
+    if not callable(init):
+        raise TypeError(f"init must be callable (rng -> start point), got {type(init).__name__}")
+    rng = np.random.default_rng(check_seed(seed))
     proj = project or (lambda z: z)
 
     def f_np(z: np.ndarray) -> float:
@@ -160,6 +164,12 @@ def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[An
     ``project(size, x)`` maps back into the feasible set.  The best value is a lower bound on
     the supremum over the sizes searched, reported with its budget.
     """
+    if not callable(objective):
+        raise TypeError(f"objective must be callable (size, x) -> value, got {type(objective).__name__}")
+    if not callable(init):
+        raise TypeError(f"init must be callable (size, rng) -> start point, got {type(init).__name__}")
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise TypeError(f"sizes must be a sequence of sizes, got {type(sizes).__name__}")
     sizes = list(sizes)
     if not sizes:
         raise ValueError("sizes must name at least one size")
@@ -200,6 +210,8 @@ def numpy_objective(f: Callable[[Any, np.ndarray], float], *, difference: str = 
     """
     import torch
 
+    if not callable(f):
+        raise TypeError(f"f must be callable (size, x) -> float, got {type(f).__name__}")
     if difference not in ("central", "forward"):
         raise ValueError(f"difference must be 'central' or 'forward', got {difference!r}")
     if not (isinstance(rel_step, float) and 0 < rel_step < 1):

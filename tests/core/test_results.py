@@ -18,6 +18,13 @@ def test_write_and_read_result_round_trip(tmp_path):
     assert not list(path.parent.glob(".tmp-*"))
 
 
+def test_commit_label_for_captions():
+    assert rs.commit_label({"commit": "abc123", "uncommitted_source_changes": False}) == "abc123"
+    assert rs.commit_label({"commit": "abc123", "uncommitted_source_changes": True}) == \
+        "abc123 (with uncommitted changes)"
+    assert rs.commit_label({}) == "unknown"
+
+
 def test_bad_provenance_is_refused(tmp_path):
     with pytest.raises(ValueError, match="provenance"):
         rs.write_result(tmp_path / "r.json", {}, {"commit": "x"})

@@ -233,3 +233,33 @@ def test_the_reported_example_no_longer_verifies(registry):
     with pytest.raises(ValueError):
         verify.check_identity([2.0], [1.0], "x", atol=math.inf, **IDS)
     assert _written(registry) == []
+
+
+def test_interval_with_value_interval_requires_the_whole_interval_inside(registry):
+    # the point estimate is inside, the interval reaches outside: fails
+    out = interval_outcome(-0.33, -0.75, -0.25, value_interval=(-0.47, -0.19))
+    assert not out.passed and "interval [-0.47, -0.19]" in out.summary()
+    assert interval_outcome(-0.33, -1.0, -0.1, value_interval=(-0.47, -0.19)).passed
+    with pytest.raises(ClaimViolation):
+        check_interval(-0.33, -0.75, -0.25, "x", value_interval=(-0.47, -0.19), **IDS)
+    rec = check_interval(-0.33, -1.0, -0.1, "x", value_interval=(-0.47, -0.19), **IDS)
+    assert rec.detail["value_interval"] == [-0.47, -0.19]
+
+
+@pytest.mark.parametrize("bad, exc", [((0.0, 1.0), ValueError), ((math.nan, 0.0), ValueError),
+                                      ("ab", TypeError), (None, None)])
+def test_value_interval_must_contain_the_value(bad, exc):
+    if exc is None:
+        assert interval_outcome(0.5, 0.0, 1.0, value_interval=bad).passed
+        return
+    with pytest.raises(exc, match="value_interval"):
+        interval_outcome(-0.5, -1.0, 1.0, value_interval=bad)
+
+
+def test_zero_rhs_met_within_atol_has_no_infinite_ratio():
+    # an exact zero right-hand side computed as -1e-16, with a rounding-size left-hand side
+    out = bound_outcome([1e-17, 0.5], [-1e-16, 1.0], atol=1e-12)
+    assert out.passed and out.worst == 0.5
+    # beyond the absolute tolerance it is an impossible bound: infinite ratio, and it fails
+    out = bound_outcome([1e-6, 0.5], [0.0, 1.0], atol=1e-12)
+    assert not out.passed and out.worst == math.inf

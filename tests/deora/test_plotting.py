@@ -24,6 +24,15 @@ def test_plot_sweep_draws_one_line_per_H_and_skips_step_zero():
     assert any(np.allclose(line.get_ydata(), 2.0) for line in ax_margin.lines)  # the reference line
 
 
+def test_plot_sweep_masks_non_positive_values_on_a_log_axis():
+    runs = _runs()
+    runs[1]["train_loss"][-1] = 0.0  # an exact zero at the last step
+    fig = plot_sweep(runs, ["train_loss"])
+    y = fig.axes[0].lines[0].get_ydata()
+    assert np.isnan(y[-1]) and np.all(y[:-1] > 0)
+    assert fig.axes[0].get_legend().get_texts()[0].get_fontsize() >= 9
+
+
 def test_plot_sweep_bad_input():
     with pytest.raises(ValueError, match="empty"):
         plot_sweep({}, ["train_loss"])

@@ -30,7 +30,9 @@ LABELS = {
 def plot_sweep(runs: Mapping[int, Mapping[str, Any]], keys: Sequence[str], *, axes: Any = None,
                reference: Mapping[str, float] | None = None, title: str = "", label: str = "H") -> Any:
     """One panel per key; returns the figure.  ``reference`` draws dashed horizontal lines
-    (e.g. ``{"margin_min": gamma_attn}``); steps from 1 on, on a log axis."""
+    (e.g. ``{"margin_min": gamma_attn}``); steps from 1 on, on a log axis.  On a logarithmic
+    y axis (:data:`LOG_Y`) values that are not positive are masked (left out), not clipped.
+    The legend (font 9 pt) is in the first panel."""
     import matplotlib.pyplot as plt
 
     if not runs:
@@ -48,11 +50,12 @@ def plot_sweep(runs: Mapping[int, Mapping[str, Any]], keys: Sequence[str], *, ax
             keep = np.asarray(r["step"], dtype=float) >= 1
             x = np.asarray(r["step"], dtype=float)[keep]
             y = np.asarray(r[key], dtype=float)[keep]
-            if key in LOG_Y:
-                y = np.maximum(y, 1e-300)
-            ax.plot(x, y.mean(1), color=color, lw=1.4, label=f"{label}={h}")
+            mean, lo, hi = y.mean(1), y.min(1), y.max(1)
+            if key in LOG_Y:  # a log axis cannot show values <= 0: mask them
+                mean, lo, hi = (np.where(v > 0, v, np.nan) for v in (mean, lo, hi))
+            ax.plot(x, mean, color=color, lw=1.4, label=f"{label}={h}")
             if y.shape[1] > 1:
-                ax.fill_between(x, y.min(1), y.max(1), color=color, alpha=0.15, lw=0)
+                ax.fill_between(x, lo, hi, color=color, alpha=0.15, lw=0)
         ax.set_xscale("log")
         if key in LOG_Y:
             ax.set_yscale("log")
@@ -60,7 +63,7 @@ def plot_sweep(runs: Mapping[int, Mapping[str, Any]], keys: Sequence[str], *, ax
             ax.axhline(reference[key], color="k", ls="--", lw=1)
         ax.set_xlabel("step")
         ax.set_ylabel(LABELS.get(key, key))
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=9, ncol=2 if len(runs) > 3 else 1)
     fig = axes[0].figure
     if title:
         fig.suptitle(title)

@@ -258,6 +258,8 @@ def check_review_norm_slip(printed: Callable[[np.ndarray], float] | None = None,
         description="the (1,2) induced norm is the largest column norm, not the largest row norm",
         printed_text="[R] Sec. 2: ||A||_{1,2} = max_j ||A_{i,j}|| (row index i; a row reading)",
         corrected_text="[T] Sec. 2: ||A||_{1,2} = max_j ||A_{:,j}|| (columns)",
+        printed_tex=r"\|A\|_{1,2}=\max_j\|A_{i,j}\|\quad\text{(row index } i\text{)}",
+        corrected_tex=r"\|A\|_{1,2}=\max_j\|A_{:,j}\|\quad\text{(columns)}",
         source="Deora et al., review copy (seed 003), Sec. 2 Notation; fixed in the TMLR version",
         kind="typo", where="statement", seed=seed)
 
@@ -317,6 +319,8 @@ def check_review_jacobian_typo(printed: Callable[[np.ndarray], np.ndarray] = _re
         description="the softmax Jacobian subtracts the outer product of phi(v), not of v",
         printed_text="[R] Sec. 2: phi'(v) = diag(phi(v)) - v v^T",
         corrected_text="[T] Sec. 2 and Eq. (25): phi'(v) = diag(phi(v)) - phi(v) phi(v)^T",
+        printed_tex=r"\varphi'(v)=\operatorname{diag}(\varphi(v))-vv^\top",
+        corrected_tex=r"\varphi'(v)=\operatorname{diag}(\varphi(v))-\varphi(v)\varphi(v)^\top",
         source="Deora et al., review copy (seed 003), Sec. 2 Notation; fixed in the TMLR version",
         kind="typo", where="statement", seed=seed)
 
@@ -617,6 +621,8 @@ def check_printed_risk_le_one(printed_cap: float = 1.0, *, seed: int = 34) -> Ch
         description="the empirical logistic risk is not bounded by 1; its derivative average is",
         printed_text="Eq. (24): L^'(theta) <= L^(theta) <= 1",
         corrected_text="L^'(theta) <= min(L^(theta), 1)",
+        printed_tex=r"\widehat L'(\theta)\le\widehat L(\theta)\le 1",
+        corrected_tex=r"\widehat L'(\theta)\le\min\bigl(\widehat L(\theta),1\bigr)",
         source="Deora et al., TMLR version (seed 001), App. A, Eq. (24)", kind="false-statement",
         where="statement", seed=seed)
 

@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import as_tensor, check_int
 
 __all__ = ["Trajectory", "loss_and_grad", "run_first_order"]
 
@@ -39,9 +39,19 @@ class Trajectory:
     iterates: torch.Tensor | None = None
 
 
+def _check_loss_theta(loss: object, theta: object, name: str) -> None:
+    """``loss`` callable; ``theta`` a flat, finite, real torch tensor (its dtype is kept)."""
+    if not callable(loss):
+        raise TypeError(f"loss must be callable (theta -> scalar tensor), got {type(loss).__name__}")
+    if not isinstance(theta, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(theta).__name__}")
+    as_tensor(theta.detach(), name, ndim=1)
+
+
 def loss_and_grad(loss: Callable[[torch.Tensor], torch.Tensor],
                   theta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(loss(theta), grad loss(theta))`` for a flat ``theta`` of shape ``(p,)`` (detached)."""
+    _check_loss_theta(loss, theta, "theta")
     th = theta.detach().requires_grad_(True)
     value = loss(th)
     if value.ndim != 0:
@@ -77,6 +87,7 @@ def run_first_order(loss: Callable[[torch.Tensor], torch.Tensor], theta0: torch.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    _check_loss_theta(loss, theta0, "theta0")
     steps = check_int(steps, "steps", minimum=0)
     if not isinstance(theta0, torch.Tensor) or theta0.ndim != 1:
         raise ValueError("theta0 must be a 1-d torch tensor of shape (p,)")

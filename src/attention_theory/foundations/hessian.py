@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import check_int, check_positive, check_seed
 
 __all__ = ["hvp_function", "hessian_operator", "exact_hessian", "lanczos_extreme",
            "lambda_min", "spectral_norm"]
@@ -112,7 +112,7 @@ def lanczos_extreme(loss: Loss, theta: torch.Tensor, *, which: str = "SA", tol: 
         ev = torch.linalg.eigvalsh(exact_hessian(loss, th)).numpy()
         return float(ev[0] if which == "SA" else ev[-1] if which == "LA" else ev[np.argmax(np.abs(ev))])
     op = hessian_operator(loss, th)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     ncv = min(p - 1, ncv or 40)
     vals = []
     for _ in range(starts):

@@ -63,7 +63,8 @@ def _labels(y: np.ndarray, logits: np.ndarray) -> np.ndarray:
     if not np.issubdtype(y.dtype, np.integer):
         raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
     if y.shape != logits.shape[:-1]:
-        raise ValueError(f"y must have shape {logits.shape[:-1]}, got {y.shape}")
+        raise ValueError(f"y must have shape {logits.shape[:-1]} (the shape of x without its last "
+                         f"axis), got {y.shape}")
     K = logits.shape[-1]
     if np.any((y < 0) | (y >= K)):
         raise ValueError(f"y must lie in 0..{K - 1}")

@@ -78,6 +78,7 @@ def psi(W: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float:
 
 def psi_conj(U: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float:
     """The Fenchel conjugate ``psi*(U) = ||U||_q^q / q`` of ``psi`` (``q = p / (p - 1)``)."""
+    U = as_array(U, "U")
     return psi(U, conjugate_exponent(p), batch_dims=batch_dims)
 
 
@@ -129,6 +130,10 @@ def directional_bregman(W_ref: Any, W: Any, p: float, *, batch_dims: int = 0) ->
     Reference direction first, iterate second.
     """
     W_ref, W = as_array(W_ref, "W_ref"), as_array(W, "W")
+    try:
+        np.broadcast_shapes(W_ref.shape, W.shape)
+    except ValueError:
+        raise ValueError(f"W_ref and W must have broadcastable shapes, got {W_ref.shape} and {W.shape}") from None
     p = _p(p)
     if batch_dims == 0 and W_ref.shape != W.shape:
         raise ValueError(f"W_ref and W must have the same shape, got {W_ref.shape} and {W.shape}")

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, as_vector, check_int, check_order
+from attention_theory._validate import as_array, as_matrix, as_vector, check_int, check_order, check_seed
 
 __all__ = [
     "vector_norm",
@@ -46,7 +46,7 @@ MAX_ENUMERATION_DIM = 20
 def vector_norm(x: np.ndarray, p: float, axis: int | None = None) -> np.ndarray | float:
     """The l_p norm (p >= 1 or inf) along ``axis`` (all entries if None)."""
     p = check_order(p, "p")
-    x = np.asarray(x, dtype=np.float64)
+    x = as_array(x, "x")
     if math.isinf(p):
         return np.max(np.abs(x), axis=axis)
     return np.sum(np.abs(x) ** p, axis=axis) ** (1.0 / p)
@@ -151,6 +151,7 @@ def operator_norm_lower_bound(W: np.ndarray, q: float, p: float, *, restarts: in
     q = check_order(q, "q")
     p = check_order(p, "p")
     restarts = check_int(restarts, "restarts")
+    seed = check_seed(seed)
     # The ratio is homogeneous in W: optimize the normalized matrix so that the
     # optimizer's tolerances are relative, then scale back.
     scale = float(np.max(np.abs(W)))

@@ -14,7 +14,14 @@ import itertools
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, check_int, check_order, check_positive
+from attention_theory._validate import (
+    as_matrix,
+    as_vector,
+    check_int,
+    check_order,
+    check_positive,
+    check_seed,
+)
 from attention_theory.foundations.norms import dual_exponent, vector_norm
 
 __all__ = [
@@ -55,7 +62,7 @@ def rademacher_mc(F: np.ndarray, n_draws: int, *, seed: int = 0) -> tuple[float,
     F = as_matrix(F, "F")
     n_draws = check_int(n_draws, "n_draws", minimum=2)
     n = F.shape[1]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     sig = rng.choice((-1.0, 1.0), size=(n_draws, n))
     sups = np.max(sig @ F.T, axis=1) / n
     return float(sups.mean()), float(sups.std(ddof=1) / np.sqrt(n_draws))
@@ -73,7 +80,7 @@ def linear_class_rademacher_mc(X: np.ndarray, B: float, p: float, n_draws: int, 
     B = check_positive(B, "B")
     p = check_order(p, "p")
     n_draws = check_int(n_draws, "n_draws", minimum=2)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     sig = rng.choice((-1.0, 1.0), size=(n_draws, X.shape[0]))
     sups = B * vector_norm(sig @ X, dual_exponent(p), axis=1) / X.shape[0]
     return float(sups.mean()), float(sups.std(ddof=1) / np.sqrt(n_draws))
@@ -81,9 +88,9 @@ def linear_class_rademacher_mc(X: np.ndarray, B: float, p: float, n_draws: int, 
 
 def generalization_gap(true_risk: float, sample_losses: np.ndarray) -> float:
     """``|E_D l - (1/n) sum_i l_i|`` (Trauger & Tewari, Sec. 2.2)."""
-    losses = np.asarray(sample_losses, dtype=np.float64)
-    if losses.ndim != 1 or losses.size == 0:
-        raise ValueError(f"sample_losses must be a non-empty 1-D array, got shape {losses.shape}")
-    if not np.isfinite(true_risk) or not np.all(np.isfinite(losses)):
-        raise ValueError("true_risk and sample_losses must be finite")
+    losses = as_vector(sample_losses, "sample_losses")
+    if isinstance(true_risk, bool) or not isinstance(true_risk, (int, float, np.integer, np.floating)):
+        raise TypeError(f"true_risk must be a real number, got {true_risk!r}")
+    if not np.isfinite(true_risk):
+        raise ValueError(f"true_risk must be finite, got {true_risk}")
     return float(abs(true_risk - losses.mean()))

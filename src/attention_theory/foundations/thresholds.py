@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_probability
+from attention_theory._validate import as_vector, check_int, check_positive, check_probability, check_rng
 from attention_theory.foundations.rademacher import rademacher_exact, rademacher_mc
 
 __all__ = ["threshold_true_risks", "threshold_sample", "threshold_loss_matrix", "threshold_bound_ratios"]
@@ -42,6 +42,7 @@ def threshold_sample(n: int, rng: np.random.Generator, m: int = 20, cut: int = 7
     """``n`` i.i.d. pairs ``(x, y)``: integer arrays of shape ``(n,)``."""
     n = check_int(n, "n")
     m, cut, flip = _check(m, cut, flip)
+    rng = check_rng(rng)
     x = rng.integers(0, m, size=n)
     y = (x >= cut).astype(int) ^ (rng.random(n) < flip).astype(int)
     return x, y
@@ -49,7 +50,10 @@ def threshold_sample(n: int, rng: np.random.Generator, m: int = 20, cut: int = 7
 
 def threshold_loss_matrix(x: np.ndarray, y: np.ndarray, m: int = 20) -> np.ndarray:
     """0-1 losses of every threshold on the sample: shape ``(m + 1, n)``."""
-    x, y = np.asarray(x), np.asarray(y)
+    m = check_int(m, "m", minimum=2)
+    x, y = as_vector(x, "x"), as_vector(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same shape, got {x.shape} and {y.shape}")
     preds = (x[None, :] >= np.arange(m + 1)[:, None]).astype(int)
     return (preds != y[None, :]).astype(float)
 
@@ -57,6 +61,10 @@ def threshold_loss_matrix(x: np.ndarray, y: np.ndarray, m: int = 20) -> np.ndarr
 def threshold_bound_ratios(n: int, n_samples: int, delta: float, multiplier: float,
                            rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """``sup_h gap / (multiplier * RHS)`` of Eq. (2.3) over independent samples of size ``n``."""
+    n, n_samples, n_draws = check_int(n, "n"), check_int(n_samples, "n_samples"), check_int(n_draws, "n_draws")
+    delta = check_probability(delta, "delta")
+    multiplier = check_positive(multiplier, "multiplier")
+    rng = check_rng(rng)
     risks = threshold_true_risks()
     out = np.empty(n_samples)
     conf = 4.0 * math.sqrt(2.0 * math.log(4.0 / delta) / n)

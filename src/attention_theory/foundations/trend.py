@@ -20,6 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from attention_theory._validate import as_vector
+
 __all__ = ["TrendEstimate", "log_slope", "ExponentEstimate", "power_exponent", "exponent_outcome"]
 
 
@@ -67,7 +69,9 @@ def log_slope(Ts: Sequence[int], groups: Sequence[Sequence[float]], *, statistic
         raise ValueError(f"n_boot must be an integer >= 100, got {n_boot!r}")
     if not (isinstance(base, (int, float)) and math.isfinite(base) and base > 1):
         raise ValueError(f"base must be a number > 1, got {base!r}")
-    T = np.asarray(list(Ts), dtype=np.float64)
+    if not isinstance(relative, (bool, np.bool_)):
+        raise TypeError(f"relative must be True or False, got {relative!r}")
+    T = as_vector(Ts, "Ts")
     if T.ndim != 1 or T.size < 2 or len(set(T.tolist())) != T.size or np.any(T <= 0):
         raise ValueError(f"Ts must hold at least two distinct positive lengths, got {list(Ts)}")
     if len(groups) != T.size:
@@ -129,8 +133,8 @@ def power_exponent(x: Sequence[float], ratio: Sequence[float], *, level: float =
 
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
-    xs = np.asarray(list(x), dtype=np.float64)
-    ys = np.asarray(list(ratio), dtype=np.float64)
+    xs = as_vector(x, "x")
+    ys = as_vector(ratio, "ratio")
     if xs.ndim != 1 or xs.size < 3 or len(set(xs.tolist())) != xs.size or not np.all(np.isfinite(xs)) \
             or np.any(xs <= 0):
         raise ValueError(f"x must hold at least three distinct positive finite values, got {xs.tolist()}")

@@ -30,7 +30,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_int, check_positive
+from attention_theory._validate import as_tensor, check_int, check_positive, check_rng
 
 __all__ = [
     "Layer",
@@ -205,6 +205,7 @@ def scalar_output(layers: Sequence[Any], w: Any, X: Any, sigma: str | Callable =
 def random_layer(rng: np.random.Generator, d: int, k: int, *, B_qk: float = 1.0, B_v: float = 1.0,
                  B_c: float = 1.0) -> Layer:
     """A Gaussian layer rescaled to spectral norms exactly ``B_qk``, ``B_v``, ``B_c``."""
+    rng = check_rng(rng)
     d, k = check_int(d, "d"), check_int(k, "k")
     out = []
     for shape, B, name in (((d, d), B_qk, "B_qk"), ((d, k), B_v, "B_v"), ((k, d), B_c, "B_c")):
@@ -216,7 +217,7 @@ def random_layer(rng: np.random.Generator, d: int, k: int, *, B_qk: float = 1.0,
 
 def random_block(rng: np.random.Generator, L: int, d: int, k: int, **bounds: float) -> list[Layer]:
     """``L`` independent :func:`random_layer` draws."""
-    L = check_int(L, "L", minimum=0)
+    rng, L = check_rng(rng), check_int(L, "L", minimum=0)
     return [random_layer(rng, d, k, **bounds) for _ in range(L)]
 
 

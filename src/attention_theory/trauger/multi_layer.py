@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from attention_theory._validate import check_int, check_positive, check_rng
 from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
 from attention_theory.trauger import model as tm
 from attention_theory.trauger.linear_covering import random_l1_ball
@@ -141,6 +142,9 @@ def unrolled_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, layer1_rho_power
 
 
 def samples(rng: np.random.Generator, m: int, T: int, d: int, Bx: float) -> list[torch.Tensor]:
+    rng = check_rng(rng)
+    m, T, d = check_int(m, "m"), check_int(T, "T"), check_int(d, "d")
+    Bx = check_positive(Bx, "Bx")
     out = []
     for _ in range(m):
         X = rng.standard_normal((T, d))
@@ -150,6 +154,11 @@ def samples(rng: np.random.Generator, m: int, T: int, d: int, Bx: float) -> list
 
 
 def l11_ball(rng: np.random.Generator, shape: tuple[int, int], B: float) -> np.ndarray:
+    """A random ``shape`` matrix with entrywise l1 norm ``<= B``."""
+    rng, B = check_rng(rng), check_positive(B, "B")
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+        raise TypeError(f"shape must be a pair (rows, columns), got {shape!r}")
+    shape = (check_int(shape[0], "shape[0]"), check_int(shape[1], "shape[1]"))
     return random_l1_ball(rng, shape[0] * shape[1], B * float(rng.uniform(0.5, 1.0)), 1)[0].reshape(shape)
 
 

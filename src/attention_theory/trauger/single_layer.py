@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from attention_theory._validate import check_int
 from attention_theory.config import pick
 from attention_theory.foundations.trend import log_slope
 from attention_theory.trauger import single_layer_bounds as tb
@@ -25,6 +26,7 @@ __all__ = ['NUMPY_ACTIVATIONS', 'all_signs', 'expected_abs_rademacher_sum', 'fit
 
 def all_signs(m: int) -> np.ndarray:
     """All ``2^m`` sign vectors, shape ``(2^m, m)``."""
+    m = check_int(m, "m", minimum=0)
     return np.array(list(itertools.product((-1.0, 1.0), repeat=m)))
 
 
@@ -42,6 +44,7 @@ def expected_abs_rademacher_sum(m: int) -> float:
     """``E|sum_{i<=m} eps_i|`` exactly, from the binomial distribution (log-space, any ``m``)."""
     from scipy.special import gammaln
 
+    m = check_int(m, "m", minimum=0)
     j = np.arange(m + 1)
     logp = gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1) - m * math.log(2.0)
     return float(np.sum(np.exp(logp) * np.abs(2 * j - m)))
@@ -51,6 +54,10 @@ NUMPY_ACTIVATIONS = {"identity": lambda z: z, "relu": lambda z: np.maximum(z, 0.
 
 
 def unit(d: int, j: int = 0) -> np.ndarray:
+    """The ``j``-th standard basis vector of R^d."""
+    d, j = check_int(d, "d"), check_int(j, "j", minimum=0)
+    if j >= d:
+        raise ValueError(f"j must be < d = {d}, got {j}")
     e = np.zeros(d)
     e[j] = 1.0
     return e

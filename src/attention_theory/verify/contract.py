@@ -63,8 +63,12 @@ _PARTS: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 def _pair(part: str | tuple[str, str], claim_id: str) -> tuple[str, str]:
+    if not isinstance(claim_id, str):
+        raise TypeError(f"claim_id must be a string, got {type(claim_id).__name__}")
+    if not isinstance(part, (str, tuple, list)) or (not isinstance(part, str) and len(part) != 2):
+        raise TypeError(f"parts must hold check names or (claim_id, check) pairs, got {part!r}")
     cid, name = (claim_id, part) if isinstance(part, str) else tuple(part)
-    if not CLAIM_ID_PATTERN.match(cid):
+    if not isinstance(cid, str) or not CLAIM_ID_PATTERN.match(cid):
         raise ValueError(f"claim_id {cid!r} does not match {CLAIM_ID_PATTERN.pattern}")
     if not re.match(r"^[a-z0-9][a-z0-9-]*$", name):
         raise ValueError(f"check name {name!r} must be lower-case words joined by hyphens")
@@ -86,6 +90,9 @@ def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, s
     (:func:`negative_control`); ``tests/core/test_contract.py`` enforces that.
     """
     key = _pair(check, claim_id)
+    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
+        raise TypeError(f"parts must be an iterable of check names or (claim_id, check) pairs, "
+                        f"got {type(parts).__name__}")
     part_keys = tuple(dict.fromkeys(_pair(p, claim_id) for p in parts))
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -271,12 +278,15 @@ def check_interval(value: float, low: float, high: float, description: str, *,
                    claim_id: str | None = None, check: str | None = None,
                    params: dict[str, Any] | None = None, seed: int | None = None,
                    device: str | None = None, n_instances: int | None = None,
-                   extra: dict[str, Any] | None = None, instances: Any = None) -> CheckRecord:
+                   extra: dict[str, Any] | None = None, instances: Any = None,
+                   value_interval: tuple[float, float] | None = None) -> CheckRecord:
     """Assert ``low <= value <= high`` (a fitted slope, a test statistic...).
 
     ``low`` and ``high`` must be finite (``ValueError``); a NaN or infinite ``value`` raises
-    :class:`ClaimViolation`."""
-    out = interval_outcome(value, low, high, instances=instances)
+    :class:`ClaimViolation`.  With ``value_interval=(a, b)`` (a confidence interval of an
+    estimated ``value``, e.g. :func:`~attention_theory.foundations.trend.power_exponent`) the
+    whole interval must lie in ``[low, high]``."""
+    out = interval_outcome(value, low, high, instances=instances, value_interval=value_interval)
     if n_instances is not None:
         out = dataclasses.replace(out, n_instances=check_int(n_instances, "n_instances"))
     return _finish(out, description, claim_id, check, params, seed, device, extra)

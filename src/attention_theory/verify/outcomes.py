@@ -80,6 +80,9 @@ def current_check() -> tuple[str, str] | None:
 def running_check(claim_id: str, check: str) -> Iterator[None]:
     """Mark ``(claim_id, check)`` as the running check inside the block (used by
     :func:`~attention_theory.verify.claim_check`; records and violations are attributed to it)."""
+    for value, label in ((claim_id, "claim_id"), (check, "check")):
+        if not isinstance(value, str):
+            raise TypeError(f"{label} must be a string, got {type(value).__name__}")
     token = _current_check.set((claim_id, check))
     try:
         yield
@@ -162,6 +165,10 @@ class Outcome:
         if self.kind == "identity":
             return (f"{verdict} on {self.n_instances} instance(s); "
                     f"max |error| = {self.detail['max_abs_error']:.3g}")
+        if "value_interval" in self.detail:
+            a, b = self.detail["value_interval"]
+            return (f"{verdict}: value {self.detail['value']:.6g}, interval [{a:.6g}, {b:.6g}], "
+                    f"within [{self.detail['low']:.6g}, {self.detail['high']:.6g}]")
         return f"{verdict}: value {self.detail['value']:.6g} in [{self.detail['low']:.6g}, {self.detail['high']:.6g}]"
 
 
@@ -243,7 +250,9 @@ def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
     A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
     side and the first such instance): a check that silently produced NaN, or a vacuous
     ``rhs = inf``, must not pass.  Instances with ``rhs <= 0`` contribute ``+inf`` to the
-    worst ratio when ``lhs > 0`` (an impossible bound) and are otherwise skipped in the ratio.
+    worst ratio when ``lhs > atol`` (an impossible bound) and are otherwise skipped in the
+    ratio (a zero right-hand side met up to the stated absolute tolerance, e.g. float rounding
+    of an exact zero, has no ratio to report).
     Tolerances are validated by :func:`check_tolerances`.
     """
     tol = check_tolerances(rtol=rtol, atol=atol, tolerance_reason=tolerance_reason)
@@ -257,7 +266,7 @@ def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
         slack = rhs_a * (1 + rtol) + atol - lhs_a
     bad = ~np.isfinite(lhs_a) | ~np.isfinite(rhs_a) | np.isnan(slack) | (slack < 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(rhs_a > 0, lhs_a / rhs_a, np.where(lhs_a > 0, np.inf, -np.inf))
+        ratio = np.where(rhs_a > 0, lhs_a / rhs_a, np.where(lhs_a > atol, np.inf, -np.inf))
     ratio = np.where(np.isnan(ratio), np.inf, ratio)
     idx = int(np.argmax(ratio))
     worst = float(ratio[idx])
@@ -317,11 +326,15 @@ def identity_outcome(computed: Any, reference: Any, *, atol: float = 1e-12,
     )
 
 
-def interval_outcome(value: float, low: float, high: float, *, instances: Any = None) -> Outcome:
+def interval_outcome(value: float, low: float, high: float, *, instances: Any = None,
+                     value_interval: tuple[float, float] | None = None) -> Outcome:
     """Check ``low <= value <= high`` for a single derived number (e.g. a slope).
 
     ``low`` and ``high`` must be finite with ``low <= high`` (``ValueError`` naming them); a NaN
-    or infinite ``value`` fails the outcome (``detail["non_finite"]``).
+    or infinite ``value`` fails the outcome (``detail["non_finite"]``).  ``value_interval``: a
+    confidence interval ``(a, b)`` of an estimated ``value``; then the whole interval must lie in
+    ``[low, high]`` (an equivalence test: a noisy estimate whose interval reaches outside fails),
+    and the worst position is that of the endpoint farthest out.
     """
     bounds = {}
     for name, b in (("low", low), ("high", high)):
@@ -342,8 +355,23 @@ def interval_outcome(value: float, low: float, high: float, *, instances: Any = 
     if not math.isfinite(v):
         detail["non_finite"] = f"value is not finite at instance 0 (value {v!r})"
         return Outcome("interval", False, 1, math.inf, 0, detail)
-    ok = bool(low <= v <= high)
+    points = [v]
+    if value_interval is not None:
+        try:
+            a, b = (float(x) for x in value_interval)
+        except (TypeError, ValueError):
+            raise TypeError(f"value_interval must be a pair of numbers, got {value_interval!r}") from None
+        if not (a <= v <= b):
+            raise ValueError(f"value_interval must contain value {v}, got {value_interval!r}")
+        detail["value_interval"] = [a, b]
+        if not (math.isfinite(a) and math.isfinite(b)):
+            detail["non_finite"] = f"value_interval is not finite ({a!r}, {b!r})"
+            return Outcome("interval", False, 1, math.inf, 0, detail)
+        points = [a, v, b]
+    ok = bool(all(low <= p <= high for p in points))
     width = high - low
-    pos = (v - low) / width if width > 0 else (0.0 if ok else math.inf)
-    worst = max(pos, 1 - pos) if math.isfinite(pos) else math.inf
+    worst = 0.0
+    for p in points:
+        pos = (p - low) / width if width > 0 else (0.0 if low <= p <= high else math.inf)
+        worst = max(worst, max(pos, 1 - pos) if math.isfinite(pos) else math.inf)
     return Outcome("interval", ok, 1, float(worst), 0, detail)

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from attention_theory._validate import check_path
 from attention_theory.config import scale
 from attention_theory.provenance import jsonable
 
@@ -146,7 +147,7 @@ _folder: contextvars.ContextVar[Path | None] = contextvars.ContextVar("attn_regi
 def recording_to(folder: str | os.PathLike) -> Iterator[Path]:
     """Write the records of the block into ``folder`` instead of :func:`registry_dir`'s choice
     (used to re-run a cited check without touching the book's registry)."""
-    path = Path(folder)
+    path = Path(check_path(folder, "folder"))
     token = _folder.set(path)
     try:
         yield path
@@ -254,7 +255,7 @@ def write_record(rec: CheckRecord) -> None:
 
 def load_registry(folder: str | os.PathLike | None = None) -> list[dict[str, Any]]:
     """All records in ``folder`` (default :func:`registry_dir`), sorted by claim and check."""
-    path = Path(folder) if folder is not None else registry_dir()
+    path = Path(check_path(folder, "folder")) if folder is not None else registry_dir()
     if path is None or not path.exists():
         return []
     recs = []
@@ -266,12 +267,23 @@ def load_registry(folder: str | os.PathLike | None = None) -> list[dict[str, Any
     return sorted(recs, key=lambda r: (r["claim_id"], r["check"]))
 
 
+def _records(records: Any, *, keys: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """``records`` as a list of record dictionaries (as :func:`load_registry` returns them)."""
+    if isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__"):
+        raise TypeError(f"records must be an iterable of record dictionaries, got {type(records).__name__}")
+    recs = list(records)
+    bad = [type(r).__name__ for r in recs if not isinstance(r, dict) or any(k not in r for k in keys)]
+    if bad:
+        raise TypeError(f"records must hold record dictionaries (with keys {list(keys)}), got {bad[0]}")
+    return recs
+
+
 def claim_status(records: Iterable[dict[str, Any]]) -> str:
     """The status of one claim from all its records (every check, every scale); see
     :data:`CLAIM_STATUSES`.  Failing beats everything (a statement that fails at some scale is
     not verified); then errata in the statement (a false statement, missing hypothesis or typo
     before a wrong constant); then proof errata; then partial, verified, not checkable."""
-    recs = list(records)
+    recs = _records(records)
     if not recs:
         raise ValueError("claim_status needs at least one record")
     st = {r["status"] for r in recs}
@@ -295,7 +307,7 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
     the scales it was checked at, the committed files it read, and its errata kinds."""
     rows: dict[str, dict[str, Any]] = {}
     by_claim: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
+    for r in _records(records, keys=("claim_id",)):
         by_claim.setdefault(r["claim_id"], []).append(r)
         row = rows.setdefault(r["claim_id"], {
             "claim_id": r["claim_id"], "checks": [], "scales": [], "data_files": [],

@@ -32,6 +32,8 @@ __all__ = ["natural_key", "claim_checks", "needs_data", "rerun_claim", "register
 
 def natural_key(text: str) -> tuple[Any, ...]:
     """Sort key that orders ``deora-eq-2`` before ``deora-eq-10`` (numbers compared as numbers)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
 
 
@@ -45,6 +47,8 @@ def claim_checks() -> dict[str, list[tuple[str, Callable[..., Any]]]]:
 
 def needs_data(fn: Callable[..., Any]) -> list[str]:
     """The arguments a check needs (data a chapter loads); empty when it runs on its own."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     return [p.name for p in inspect.signature(fn).parameters.values()
             if p.default is inspect.Parameter.empty
             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]

@@ -483,6 +483,8 @@ def check_prop1_eq52(printed_form: Callable[..., torch.Tensor] = _eq52_printed, 
         description="Eq. (52), Term 1, is not the quadratic form of the W-block of the Hessian",
         printed_text="(52) Term 1: sum_{i,j,t} X_ti (q_i^T x_t)(r_tj^T q_j), q_i the i-th row of Q",
         corrected_text="<Q, H_WW[Q]> = sum_{i,j,t} Q_ij X_ti x_t^T Q r_tj",
+        printed_tex=r"\sum_{i,j,t}X_{ti}\,(q_i^\top x_t)(r_{tj}^\top q_j)\quad(q_i\text{ the }i\text{-th row of }Q)",
+        corrected_tex=r"\langle Q,H_{WW}[Q]\rangle=\sum_{i,j,t}Q_{ij}X_{ti}\,x_t^\top Q\,r_{tj}",
         source="Deora et al., TMLR version (seed 001), App. A, proof of Prop. 5, Eq. (52)",
         kind="proof-step", where="proof", seed=seed)
 

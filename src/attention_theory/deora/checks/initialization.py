@@ -222,6 +222,13 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
                      "L^(theta) <= eps lies within g0(eps) of theta_0",
         corrected_text="g0(eps) = sqrt(2) (2 B_Phi + log(1/eps))/gamma: the witness theta_0 + g0 theta_star "
                        "has ||theta - theta_0|| = sqrt(2) g0 and L^ <= eps",
+        printed_tex=(r"\begin{aligned}&g_0(\varepsilon)=\frac{2B_\Phi+\log(1/\varepsilon)}{\gamma},\\"
+                     r"&\exists\,\theta:\ \widehat L(\theta)\le\varepsilon,\ \|\theta-\theta_0\|\le g_0(\varepsilon)"
+                     r"\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\text{distance }\sqrt2\,g_0(\varepsilon)"
+                       r"=\sqrt2\,\frac{2B_\Phi+\log(1/\varepsilon)}{\gamma}:\\"
+                       r"&\theta_0+g_0\theta_\star\text{ has }\widehat L\le\varepsilon,\ "
+                       r"\|\theta-\theta_0\|=\sqrt2\,g_0\end{aligned}"),
         source="Deora et al., TMLR, App. C.3, Proposition 7", kind="wrong-constant", where="statement",
         params={"eps": eps, "T": T, "d": d, "B2": B2, "B_phi": B_phi, "gamma": gamma, "H98": H98})
 
@@ -347,6 +354,10 @@ def check_cor2_inherited(printed_heads: Callable[..., np.ndarray] | None = None,
         printed_text="sqrt(H) >= 256 sqrt(Td) R^3 B2 (3 sqrt(d) R^2 (4 g0 + B2) + 1) g0^2 suffices",
         corrected_text="sqrt(H) >= 256 sqrt(Td) R^3 B2 (3 sqrt(d) R^2 (4 sqrt(2) g0 + B2) + 1) 2 g0^2; "
                        "L^(theta_K) <= 2/K + 5 (2B_Phi + log K)^2/(2 gamma^2 eta K), gap <= 34 (2B_Phi + log K)^2/(gamma^2 eta n)",
+        printed_tex=r"\sqrt H\ge256\sqrt{Td}R^3B_2\bigl(3\sqrt dR^2(4g_0+B_2)+1\bigr)g_0^2",
+        corrected_tex=(r"\begin{aligned}&\sqrt H\ge256\sqrt{Td}R^3B_2\\"
+                       r"&\quad\times\bigl(3\sqrt dR^2(4\sqrt2\,g_0+B_2)+1\bigr)\,2g_0^2;\\"
+                       r"&\text{then: training term}\times2,\ \text{constant }17\to34\end{aligned}"),
         source="Deora et al., TMLR, Corollary 2 / Corollary 5 (Eq. 101), via Proposition 7",
         kind="wrong-constant", where="statement",
         seed=seed)
@@ -384,6 +395,11 @@ def check_cor2_orders(C: float = 1e3, *, seed: int = 802) -> CheckRecord:
         printed_text="rho(K) ~ d^{3/2} T^{3/2} R^13 g0^4; sqrt(H) >~ d T^{1/2} R^5 B2^2 g0^3 (up to constants)",
         corrected_text="rho(K) = Theta(d T^2 R^12 (4 g0 + B2)^2) (factor in [20.25, 112.5]); the printed "
                        "head order is sufficient up to 4096 only for g0 >= 1",
+        printed_tex=(r"\begin{aligned}&\rho(K)\gtrsim d^{3/2}T^{3/2}R^{13}g_0^4,\\"
+                     r"&\sqrt H\gtrsim dT^{1/2}R^5B_2^2g_0^3\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\rho(K)\in[20.25,112.5]\cdot dT^2R^{12}(4g_0+B_2)^2,\\"
+                       r"&\sqrt H\ge4096\,dT^{1/2}R^5B_2^2g_0^3\ \text{suffices}\\"
+                       r"&\quad\text{(only for }g_0\ge1)\end{aligned}"),
         source="Deora et al., TMLR, Corollary 2 (main text) vs Corollary 5", kind="false-statement",
         where="statement", seed=seed,
         params={"C": C})

@@ -299,19 +299,27 @@ def check_cor1_large_h(kappa_of_H: Callable[[int], float] = lambda H: H ** -0.5,
 
 
 @claim_check("deora-cor-1", "h-scaling")
-def check_cor1_h_scaling(expected_slope: float = -0.5, half_width: float = 0.25, *,
-                         h_min: int = 16, seed: int = 104) -> CheckRecord:
-    """"As H grows the minimum eigenvalue becomes less negative": the log-log slope of
-    ``-lambda_min / L`` against ``H`` (IID heads, ``H >= h_min``) lies within ``half_width``
-    of ``expected_slope`` (the bound's ``-1/2``)."""
+def check_cor1_h_scaling(low: float = -1.0, high: float = -0.1, *, h_min: int = 16,
+                         seed: int = 104) -> CheckRecord:
+    """"As H grows the minimum eigenvalue becomes less negative" (the sentence after Corollary 1):
+    the exponent of ``-lambda_min / L`` in ``H`` (IID heads of fixed norms, ``H >= h_min``) has its
+    whole 95% interval in ``[low, high]``, i.e. the ratio decreases beyond doubt (``high < 0``).
+
+    The exponent is not pinned to the bound's ``-1/2``: on IID heads it is shallower in this
+    range (the most negative of ``H`` head blocks still grows); the power of ``H`` is checked
+    by :func:`check_cor1_large_h` on identical searched heads."""
+    from attention_theory.foundations.trend import power_exponent
+
     data = weak_convexity_vs_heads(heads_grid(), 3, 2, 8, 2.0, 3.0, seed)
     H = np.array(data["H"], dtype=float)
     y = -np.array(data["lam"]) / np.array(data["L"])
     keep = (H >= h_min) & (y > 0)
-    slope = float(np.polyfit(np.log(H[keep]), np.log(y[keep]), 1)[0])
-    return check_interval(slope, expected_slope - half_width, expected_slope + half_width,
-                          "log-log slope of -lambda_min/L against H", seed=seed,
-                          n_instances=int(keep.sum()), extra={"slope": slope})
+    est = power_exponent(H[keep], y[keep])
+    return check_interval(est.exponent, low, high,
+                          "exponent of -lambda_min/L in H, 95% interval (decreasing beyond doubt)", seed=seed,
+                          n_instances=int(keep.sum()), value_interval=(est.low, est.high),
+                          params={"h_min": h_min, "H": [int(h) for h in H[keep]]},
+                          extra={"slope": est.exponent, "exponent": est.to_dict()})
 
 
 def _segment_lam_min(loss: Callable, a: torch.Tensor, b: torch.Tensor, grid: int) -> tuple[np.ndarray, np.ndarray]:
@@ -519,6 +527,14 @@ def check_eq14_review(printed: str = "le", *, seed: int = 110) -> CheckRecord:
         description="Eq. (14) of the review copy has the inequality reversed",
         printed_text="L(theta) <= L(theta_k) + <grad, theta - theta_k> + 1/2 min lambda_min ||theta - theta_k||^2",
         corrected_text="L(theta) >= L(theta_k) + <grad, theta - theta_k> + 1/2 min lambda_min ||theta - theta_k||^2 (as in [T])",
+        printed_tex=(r"\begin{aligned}\widehat L(\theta)\le{}&\widehat L(\theta_k)"
+                     r"+\langle\nabla\widehat L(\theta_k),\theta-\theta_k\rangle\\"
+                     r"&+\tfrac12\min_\alpha\lambda_{\min}\bigl(\nabla^2\widehat L(\theta_{k\alpha})\bigr)"
+                     r"\|\theta-\theta_k\|^2\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}\widehat L(\theta)\ge{}&\widehat L(\theta_k)"
+                       r"+\langle\nabla\widehat L(\theta_k),\theta-\theta_k\rangle\\"
+                       r"&+\tfrac12\min_\alpha\lambda_{\min}\bigl(\nabla^2\widehat L(\theta_{k\alpha})\bigr)"
+                       r"\|\theta-\theta_k\|^2\end{aligned}"),
         source="Deora et al., review version (seed 003), Sec. 6.1 (proof sketch of Theorem 1), Eq. (14)",
         kind="typo", where="proof", seed=seed)
 

@@ -241,6 +241,9 @@ def check_loss_slope(printed_slope: float = 0.5) -> CheckRecord:
         printed_text="l'(0) = 1/2 (and 'the tau-th column of U_h(1)', '1/n')",
         corrected_text="l'(0) = -1/2 (the sign slips cancel: the final form (120) is right; "
                        "rows, not columns; 1/n_1)",
+        printed_tex=r"\ell'(0)=\tfrac12,\ \text{columns of }U_h^{(1)},\ \tfrac1n",
+        corrected_tex=(r"\begin{aligned}&\ell'(0)=-\tfrac12,\ \text{rows of }U_h^{(1)},\ \tfrac1{n_1}\\"
+                       r"&\text{(the slips cancel: (120) is right)}\end{aligned}"),
         source="Deora et al., TMLR version (seed 001), App. D.3, proof of Lemma 16", kind="typo",
         where="proof")
 
@@ -341,6 +344,13 @@ def check_lemma17(printed_center: float = 1.0, *, delta: float = 0.05, n1s: Any 
                      "is C S / sqrt(n1)-subgaussian",
         corrected_text="E[y mu_y] = u_star / 2: center p_1 at zeta alpha/4 u_star, i.e. "
                        "p_1' = zeta alpha/2 ((1/n1) sum y_i mu_{y_i} - u_star/2); then (121) holds",
+        printed_tex=(r"\begin{aligned}&\mathbb E\bigl\langle v,\tfrac1{n_1}\textstyle\sum_iy_i\mu_{y_i}\bigr\rangle"
+                     r"=\langle v,u_\star\rangle,\\"
+                     r"&p_1=\tfrac{\zeta\alpha_h}2\bigl(\tfrac1{n_1}\textstyle\sum_iy_i\mu_{y_i}-u_\star\bigr)"
+                     r"\\&\text{is }\tfrac{CS}{\sqrt{n_1}}\text{-subgaussian}\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\mathbb E[y\mu_y]=u_\star/2:\ \text{center at }\tfrac{\zeta\alpha_h}4u_\star,\\"
+                       r"&p_1'=\tfrac{\zeta\alpha_h}2\bigl(\tfrac1{n_1}\textstyle\sum_iy_i\mu_{y_i}-\tfrac{u_\star}2\bigr)"
+                       r"\\&\text{then (121) holds}\end{aligned}"),
         source="Deora et al., TMLR version (seed 001), App. D.3, Lemma 17 and its proof",
         kind="wrong-constant", where="statement",
         seed=seed, params={"delta": delta, "n1": n1s, "reps": reps})
@@ -409,6 +419,10 @@ def check_lemma2(printed_center: float = 0.5, corrected_center: float = 0.25, *,
                     f"with the corrected center {np.round(mc, 5).tolist()}",
         printed_text="U_h(1) = alpha_h 1_T (zeta/2 u_star + p)^T with ||p|| <= C (2S+Z)(sqrt(d/n1) + sqrt(log(1/delta)/n1))",
         corrected_text="U_h(1) = alpha_h 1_T (zeta/4 u_star + p')^T with ||p'|| <= C (2S+Z)(sqrt(d/n1) + sqrt(log(1/delta)/n1))",
+        printed_tex=(r"\begin{aligned}&U_h^{(1)}=\alpha_h\mathbb 1_T\bigl(\tfrac\zeta2u_\star+p\bigr)^\top,\\"
+                     r"&\|p\|\le C(2S+Z)\bigl(\sqrt{d/n_1}+\sqrt{\log(1/\delta)/n_1}\bigr)\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&U_h^{(1)}=\alpha_h\mathbb 1_T\bigl(\tfrac\zeta4u_\star+p'\bigr)^\top,\\"
+                       r"&\|p'\|\le C(2S+Z)\bigl(\sqrt{d/n_1}+\sqrt{\log(1/\delta)/n_1}\bigr)\end{aligned}"),
         source="Deora et al., Section 5.1, Lemma 2 and Eq. (6); also Eq. (102) and the gloss before Lemma 2",
         kind="wrong-constant", where="statement", seed=seed, params={"n1": n1s, "reps": reps, "delta": delta})
 
@@ -480,6 +494,8 @@ def check_fact2(printed_log: Callable[[float], float] = lambda d: math.log(1 / d
         description="Fact 2 for Rademacher X_h = +-B: P(violation) <= delta, exact, H <= 40",
         printed_text="with probability >= 1 - delta, |H^-1 sum X_h - mu| <= 2B sqrt(log(1/delta)/(2H))",
         corrected_text="two-sided: 2B sqrt(log(2/delta)/(2H)) (the one-sided version keeps log(1/delta))",
+        printed_tex=r"\Pr\Bigl[\Bigl|\frac1H\sum_hX_h-\mu\Bigr|\le2B\sqrt{\frac{\log(1/\delta)}{2H}}\Bigr]\ge1-\delta",
+        corrected_tex=r"\Pr\Bigl[\Bigl|\frac1H\sum_hX_h-\mu\Bigr|\le2B\sqrt{\frac{\log(2/\delta)}{2H}}\Bigr]\ge1-\delta",
         source="Deora et al., TMLR version (seed 001), App. D.1, Fact 2", kind="wrong-constant",
         where="statement")
 
@@ -512,6 +528,12 @@ def check_eq103(printed_alpha_power: int = 2, *, seed: int = 11) -> CheckRecord:
         description="model output at the first-phase iterate (Eq. 103), H = 5 heads with mixed signs",
         printed_text="Phi~(X; theta~(1)) = H^{-1/2} sum_h (alpha_h/T) <U_h(1), 1 1^T X> with U_h(1) = alpha_h(...)",
         corrected_text="Phi~(X; theta~(1)) = H^{-1/2} sum_h (1/T) <U_h(1), 1 1^T X> = H^{-1/2} sum_h alpha_h v^T sum_t x_t",
+        printed_tex=(r"\begin{aligned}&\widetilde\Phi(X;\tilde\theta^{(1)})=\frac1{\sqrt H}\sum_h\frac{\alpha_h}T"
+                     r"\langle U_h^{(1)},\mathbb 1\mathbb 1^\top X\rangle\\"
+                     r"&\text{with }U_h^{(1)}=\alpha_h(\dots)\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}\widetilde\Phi(X;\tilde\theta^{(1)})&=\frac1{\sqrt H}\sum_h\frac1T"
+                       r"\langle U_h^{(1)},\mathbb 1\mathbb 1^\top X\rangle\\"
+                       r"&=\frac1{\sqrt H}\sum_h\alpha_h\,v^\top\sum_tx_t\end{aligned}"),
         source="Deora et al., TMLR version (seed 001), App. D.2.2, Eq. (103) in the proof of Lemma 12",
         kind="typo", where="proof", seed=seed)
 
@@ -538,6 +560,10 @@ def check_lemma12(printed_log: Callable[[float], float] = lambda d: math.log(1 /
                     f"{cmax / (cfg.T * cfg.R * (cfg.S + P)):.3f}), exact over alpha, H <= 64",
         printed_text="|Phi~(X; theta~(1))| <= T R (S+P) sqrt(2 log(1/delta)) with probability >= 1 - delta",
         corrected_text="|Phi~(X; theta~(1))| <= T R (S+P) sqrt(2 log(2/delta)) with probability >= 1 - delta",
+        printed_tex=(r"\begin{aligned}&|\widetilde\Phi(X;\tilde\theta^{(1)})|\le TR(S+P)\sqrt{2\log(1/\delta)}\\"
+                     r"&\text{with probability}\ge1-\delta\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&|\widetilde\Phi(X;\tilde\theta^{(1)})|\le TR(S+P)\sqrt{2\log(2/\delta)}\\"
+                       r"&\text{with probability}\ge1-\delta\end{aligned}"),
         source="Deora et al., TMLR version (seed 001), App. D.2.2, Lemma 12", kind="wrong-constant",
         where="statement",
         params={"P": P})

@@ -282,6 +282,16 @@ def check_eq21_parentheses(printed: Callable[..., torch.Tensor] = _printed_21, *
         description="misplaced parentheses in the LOO recursion (21)/(86)",
         printed_text="||D_{k+1}|| <= ((1 + eta b3~/sqrt(H)) max_a L^{-i}(theta_ka)) ||D_k|| + eta b1 l_i/n",
         corrected_text="||D_{k+1}|| <= (1 + eta b3~ max_a L^{-i}(theta_ka)/sqrt(H)) ||D_k|| + eta b1 l_i/n",
+        printed_tex=(r"\begin{aligned}&\|\theta_{k+1}-\theta^{\neg i}_{k+1}\|\\"
+                     r"&\le\Bigl(\Bigl(1+\frac{\eta\tilde\beta_3}{\sqrt H}\Bigr)"
+                     r"\max_\alpha\widehat L^{\neg i}(\theta^{\neg i}_{k\alpha})\Bigr)\\"
+                     r"&\quad\times\|\theta_k-\theta^{\neg i}_k\|+\frac{\eta\beta_1(\theta_k)}n\ell_i(\theta_k)"
+                     r"\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\|\theta_{k+1}-\theta^{\neg i}_{k+1}\|\\"
+                       r"&\le\Bigl(1+\frac{\eta\tilde\beta_3}{\sqrt H}"
+                       r"\max_\alpha\widehat L^{\neg i}(\theta^{\neg i}_{k\alpha})\Bigr)\\"
+                       r"&\quad\times\|\theta_k-\theta^{\neg i}_k\|+\frac{\eta\beta_1(\theta_k)}n\ell_i(\theta_k)"
+                       r"\end{aligned}"),
         source="Deora et al., TMLR, Eq. (21) (proof sketch, Sec. 6.2) and Eq. (86)-(88) (proof of Lemma 11, App. C)",
         kind="typo", where="proof",
         params=cfg)
@@ -371,6 +381,15 @@ def check_lemma11_errata(printed_89: Callable[..., torch.Tensor] | None = None, 
         printed_text="(89): ||D_{k+1}|| <= ((1 + 4 eta b3~/(3 sqrt H)) (L^{-i}(theta_k) + L^{-i}(theta_k^{-i}))) ||D_k|| + ...",
         corrected_text="(22): ||D_{k+1}|| <= (1 + 4 eta b3~ (L^{-i}(theta_k) + L^{-i}(theta_k^{-i}))/(3 sqrt H)) ||D_k|| + ...;"
                        " (87) with '<=' (convexity of ||.||_{2,inf})",
+        printed_tex=(r"\begin{aligned}&\|\theta_{k+1}-\theta^{\neg i}_{k+1}\|\le\Bigl(\Bigl(1+"
+                     r"\frac{4\eta\tilde\beta_3}{3\sqrt H}\Bigr)\\"
+                     r"&\quad\times\bigl(\widehat L^{\neg i}(\theta_k)+\widehat L^{\neg i}(\theta^{\neg i}_k)\bigr)"
+                     r"\Bigr)\|\theta_k-\theta^{\neg i}_k\|+\dots\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\|\theta_{k+1}-\theta^{\neg i}_{k+1}\|\le\Bigl(1+"
+                       r"\frac{4\eta\tilde\beta_3}{3\sqrt H}\\"
+                       r"&\quad\times\bigl(\widehat L^{\neg i}(\theta_k)+\widehat L^{\neg i}(\theta^{\neg i}_k)\bigr)"
+                       r"\Bigr)\|\theta_k-\theta^{\neg i}_k\|+\dots\\"
+                       r"&\text{and (87) with }\le\text{ (convexity of }\|\cdot\|_{2,\infty})\end{aligned}"),
         source="Deora et al., TMLR, App. C, proof of Lemma 11, Eqs. (87) and (89)", kind="typo",
         where="proof", params=cfg)
 

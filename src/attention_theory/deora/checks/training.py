@@ -458,6 +458,9 @@ def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order,
         printed_text="rho(theta) <~ d^{3/2} T^{3/2} R^{13} ||theta||_{2,inf}^2 ||theta - theta_0||^2 "
                      "(checked with absolute constant 1e3)",
         corrected_text="rho(theta) <= (81/4)(1 + 8 sqrt(d) R/sqrt(T H)) d T^2 R^12 (3D + B + 1)^2",
+        printed_tex=(r"\begin{aligned}&\rho(\theta)\lesssim d^{3/2}T^{3/2}R^{13}B^2D^2,\\"
+                     r"&B=\|\theta\|_{2,\infty},\ D=\|\theta-\theta_0\|\end{aligned}"),
+        corrected_tex=r"\rho(\theta)\le\frac{81}4\Bigl(1+\frac{8\sqrt dR}{\sqrt{TH}}\Bigr)dT^2R^{12}(3D+B+1)^2",
         source="Deora et al., TMLR version (seed 001), Theorem 1 (main text, below Eq. (3))",
         kind="false-statement", where="statement", seed=seed,
         params={"constant": constant, "ratio_exact_over_printed_order_D=1..1e-6 (B=1,T=4,d=2,R=1,H=1e6)": seq})
@@ -485,6 +488,9 @@ def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_ord
         printed_text="sqrt(H) >~ d T^{1/2} R^5 ||theta||_{2,inf} ||theta - theta_0||^3 "
                      "(checked with absolute constant 1e3)",
         corrected_text="sqrt(H) >= 324 d T^{1/2} R^5 (D + B + 1) D^2, which implies Theorem 3's condition",
+        printed_tex=(r"\begin{aligned}&\sqrt H\gtrsim dT^{1/2}R^5BD^3,\\"
+                     r"&B=\|\theta\|_{2,\infty},\ D=\|\theta-\theta_0\|\end{aligned}"),
+        corrected_tex=r"\sqrt H\ge324\,dT^{1/2}R^5(D+B+1)D^2",
         source="Deora et al., TMLR version (seed 001), Theorem 1, Eq. (3)", kind="false-statement",
         where="statement", seed=seed,
         params={"constant": constant, "ratio_exact_over_printed_order_B=1..1e-6 (D=1,T=4,d=2,R=1)": seq})
@@ -632,6 +638,10 @@ def check_cor3_proof(printed_distance: Callable[[float, float], float] = lambda 
                      "(proof of Cor. 3, with the actual distance)",
         corrected_text="use Theorem 3 with D replaced by D_bar = g0(1/K) >= ||theta_(1/K) - theta_0|| "
                        "(monotone version): eta K L(theta_(1/K)) <= eta <= g0(1)^2 <= D_bar^2",
+        printed_tex=(r"\eta\le g_0(1)^2\ \Rightarrow\ "
+                     r"\eta\le\frac{\|\theta_{(1/K)}-\theta_0\|^2}{K\widehat L(\theta_{(1/K)})}"),
+        corrected_tex=(r"\begin{aligned}&\bar D=g_0(\tfrac1K)\ge\|\theta_{(1/K)}-\theta_0\|:\\"
+                       r"&\eta K\widehat L(\theta_{(1/K)})\le\eta\le g_0(1)^2\le\bar D^2\end{aligned}"),
         source="Deora et al., TMLR version (seed 001), App. B.5, proof of Corollary 3", kind="proof-step",
         where="proof",
         seed=seed)

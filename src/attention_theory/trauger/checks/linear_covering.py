@@ -216,6 +216,8 @@ def check_maurey_printed_gamma(*, printed_gamma_power: float = 2.0) -> CheckReco
         description="Maurey's lemma needs gamma b^2, not gamma^2 b^2 (exhaustive search, H = R, K = 1)",
         printed_text="||f - (1/k) sum k_i V_i||^2 <= (gamma^2 b^2 - ||f||^2)/k",
         corrected_text="||f - (1/k) sum k_i V_i||^2 <= (gamma b^2 - ||f||^2)/k",
+        printed_tex=r"\Bigl\|f-\frac1K\sum_{i=1}^dk_iV_i\Bigr\|^2\le\frac{\gamma^2b^2-\|f\|^2}{K}",
+        corrected_tex=r"\Bigl\|f-\frac1K\sum_{i=1}^dk_iV_i\Bigr\|^2\le\frac{\gamma\,b^2-\|f\|^2}{K}",
         source="Trauger & Tewari, Lemma 3.1", kind="false-statement", where="statement",
         params={"printed_gamma_power": printed_gamma_power})
 
@@ -309,6 +311,10 @@ def check_index_count_printed(*, printed: Callable[[int, int], int] = lambda d, 
         description="#{k in Z_{>=0}^d : sum k_i <= K} = binom(d+K, K) is not <= d^K (d=2, K=1: 3 > 2)",
         printed_text="number of (k_1..k_d) with sum k_i <= k is <= d^k",
         corrected_text="it equals binom(d+k, k) <= (d+1)^k (binom(d+k-1, k) <= d^k if sum k_i = k)",
+        printed_tex=r"\#\bigl\{k\in\mathbb Z_{\ge0}^d:\textstyle\sum_ik_i\le K\bigr\}\le d^K",
+        corrected_tex=(r"\begin{aligned}&\#\bigl\{k\in\mathbb Z_{\ge0}^d:\textstyle\sum_ik_i\le K\bigr\}"
+                       r"\\&=\binom{d+K}{K}\le(d+1)^K\\"
+                       r"&\Bigl(\binom{d+K-1}{K}\le d^K\text{ if }\textstyle\sum_ik_i=K\Bigr)\end{aligned}"),
         source="Trauger & Tewari, Sec. 3, sentence after Lemma 3.1", kind="false-statement", where="statement",
         params={"max_dk": max_dk})
 
@@ -437,6 +443,12 @@ def check_reduction_q_below_one(*, q_small: float = 0.5) -> CheckRecord:
         description="the reduction to basis inputs needs q >= 1 (triangle inequality)",
         printed_text="N(F, eps, N, ||.||_q) = N(F, eps, {Bx e_i}, ||.||_q) for q in R_{>0} (Sec. 2.4)",
         corrected_text="the same for q >= 1",
+        printed_tex=(r"\begin{aligned}&\mathcal N_\infty(\mathcal F,\epsilon,N,\|\cdot\|_q)\\"
+                     r"&=\mathcal N_\infty(\mathcal F,\epsilon,\{B_xe_1,\dots,B_xe_d\},\|\cdot\|_q)\\"
+                     r"&\text{for }q\in\mathbb R_{>0}\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\mathcal N_\infty(\mathcal F,\epsilon,N,\|\cdot\|_q)\\"
+                       r"&=\mathcal N_\infty(\mathcal F,\epsilon,\{B_xe_1,\dots,B_xe_d\},\|\cdot\|_q)\\"
+                       r"&\text{for }q\ge1\end{aligned}"),
         source="Trauger & Tewari, Lemma 3.2 with Sec. 2.4 (q in R_{>0}); Appendix B",
         kind="missing-hypothesis", where="statement",
         params={"q_small": q_small})
@@ -521,6 +533,10 @@ def check_app_b_column_notation(*, printed_axis: int = 1, seed: int = 24) -> Che
         description="in App. B's chain W_i - hat W_i must denote columns, while Sec. 2.1 uses W_i for rows",
         printed_text="||(W - hat W) x||_q <= sum_i |x_i| ||W_i - hat W_i||_q with W_i the i-th row (Sec. 2.1)",
         corrected_text="the same with W_{:,i}, the i-th column",
+        printed_tex=(r"\begin{aligned}&\|(W-\hat W)x\|_q\le\sum_i|x_i|\,\|W_i-\hat W_i\|_q\\"
+                     r"&W_i\text{ the }i\text{-th row (Sec. 2.1)}\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\|(W-\hat W)x\|_q\le\sum_i|x_i|\,\|W_{:,i}-\hat W_{:,i}\|_q\\"
+                       r"&W_{:,i}\text{ the }i\text{-th column}\end{aligned}"),
         source="Trauger & Tewari, Appendix B vs Sec. 2.1", kind="typo", where="proof", seed=seed,
         params={"printed_axis": printed_axis})
 
@@ -739,6 +755,8 @@ def check_l33_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
         description="the proof of Lemma 3.3 certifies d ceil(Bw^2Bx^2/eps^2) log(2k+1), not the ceiling-free form",
         printed_text="log N <= d Bw^2 Bx^2 / eps^2 log(2k+1)",
         corrected_text="log N <= d ceil(Bw^2 Bx^2 / eps^2) log(2k+1) (what the Maurey cover gives)",
+        printed_tex=r"\log\mathcal N\le\frac{dB_w^2B_x^2}{\epsilon^2}\log(2k+1)",
+        corrected_tex=r"\log\mathcal N\le d\Bigl\lceil\frac{B_w^2B_x^2}{\epsilon^2}\Bigr\rceil\log(2k+1)",
         source="Trauger & Tewari, Lemma 3.3 and its proof", kind="proof-step", where="proof",
         params={"printed_ceiling": printed_ceiling})
 
@@ -761,6 +779,10 @@ def check_l34_column_reading(*, hidden_constant: float = 1000.0) -> CheckRecord:
                      "whose log covering number grows like k, not log k"),
         printed_text="||W||_{2,1} = sum of column l2 norms <= Bw  =>  log N <~ (Bw Bx/eps)^2 log(dk)",
         corrected_text="row-sum reading ||W^T||_{2,1} = sum_j ||W_{j,:}||_2 <= Bw (checked at d = 1)",
+        printed_tex=(r"\begin{aligned}&\|W\|_{2,1}=\textstyle\sum_i\|W_{:,i}\|_2\le B_w\\"
+                     r"&\Rightarrow\ \log\mathcal N\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(dk)\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\|W^\top\|_{2,1}=\textstyle\sum_j\|W_{j,:}\|_2\le B_w\\"
+                       r"&\text{(row sums; checked at }d=1)\end{aligned}"),
         source="Trauger & Tewari, Lemma 3.4 with Sec. 2.1", kind="false-statement", where="statement",
         params={"hidden_constant": hidden_constant, "k_max": ks[-1]})
 
@@ -890,6 +912,10 @@ def check_l35_restatement(*, printed_log_arg: Callable[[int, int, int], float] =
         description="Lemma 3.5 as restated fails at d = n = 1 (log(dn) = 0 forces one cover element)",
         printed_text="log N(F, eps, {x_i}_{i<=n}, ||.||_2) <~ Bw^2 Bx^2/eps^2 log(dn)",
         corrected_text="row-sum (2,1) norm and log(2kn+1) (output dimension times points), checked at d = n = 1",
+        printed_tex=(r"\begin{aligned}&\log\mathcal N_\infty(\mathcal F,\epsilon,\{x_i\}_{i\le n},\|\cdot\|_2)\\"
+                     r"&\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(dn)\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\log\mathcal N_\infty\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(2kn+1)\\"
+                       r"&\text{for }\textstyle\sum_j\|W_{j,:}\|_2\le B_w\ \text{(checked at }d=n=1)\end{aligned}"),
         source="Trauger & Tewari, Lemma 3.5 (restating Edelman et al. 2022, Lemma 4.6)",
         kind="false-statement", where="statement",
         params={"hidden_constant": hidden_constant})
@@ -1090,6 +1116,8 @@ def check_l36_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
         description="the proof of Lemma 3.6 certifies ceil(Bw^2Bx^2/eps^2) log(2dk+1), not the ceiling-free form",
         printed_text="log N <= Bx^2 Bw^2 / eps^2 log(2dk+1)",
         corrected_text="log N <= ceil(Bx^2 Bw^2 / eps^2) log(2dk+1) (what the Maurey cover gives)",
+        printed_tex=r"\log\mathcal N\le\frac{B_x^2B_w^2}{\epsilon^2}\log(2dk+1)",
+        corrected_tex=r"\log\mathcal N\le\Bigl\lceil\frac{B_x^2B_w^2}{\epsilon^2}\Bigr\rceil\log(2dk+1)",
         source="Trauger & Tewari, Lemma 3.6 and its proof", kind="proof-step", where="proof",
         params={"printed_ceiling": printed_ceiling})
 
@@ -1210,4 +1238,6 @@ def check_app_a_abs_power(*, printed: Callable[[np.ndarray, float], float] = lam
         description="App. A writes ((W_j - hat W_j) x_t)^q where |.|^q is needed",
         printed_text="||(W - hat W) x_t||_q^q = sum_j ((W_j - hat W_j) x_t)^q",
         corrected_text="||(W - hat W) x_t||_q^q = sum_j |(W_j - hat W_j) x_t|^q",
+        printed_tex=r"\|(W-\hat W)x_t\|_q^q=\sum_j\bigl((W_j-\hat W_j)x_t\bigr)^q",
+        corrected_tex=r"\|(W-\hat W)x_t\|_q^q=\sum_j\bigl|(W_j-\hat W_j)x_t\bigr|^q",
         source="Trauger & Tewari, Appendix A", kind="typo", where="proof", seed=seed)

@@ -116,6 +116,8 @@ def check_head_parameter_count(*, printed_qk_shape: bool = True) -> CheckRecord:
         identity_outcome(corrected, [corrected[0]] * len(Ts), atol=0.0, instances=Ts),
         description="W_Q, W_K in R^{d x T} would make the parameter count depend on T",
         printed_text="W_Q, W_K in R^{d x T}", corrected_text="W_Q, W_K in R^{d x k'} for a fixed k'",
+        printed_tex=r"W_Q,W_K\in\mathbb R^{d\times T}",
+        corrected_tex=r"W_Q,W_K\in\mathbb R^{d\times k'}\quad\text{for a fixed } k'",
         source="Trauger & Tewari, Sec. 2.6", kind="typo", where="statement",
         params={"printed_qk_shape": printed_qk_shape, "d": 8, "k": 4, "T": Ts})
 

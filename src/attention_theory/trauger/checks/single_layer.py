@@ -79,6 +79,8 @@ def check_cls_row_of_head(*, transpose: bool = True, printed_transpose: bool = F
         description="App. C's scores X W_QK x_cls do not give the [CLS] row of the Sec. 2.6 head "
                     "(non-symmetric W_QK); Sec. 4.1's X W_QK^T x_cls does",
         printed_text="App. C: softmax(X W_QK x_cls)", corrected_text="Sec. 4.1: softmax(X W_QK^T x_cls)",
+        printed_tex=r"\operatorname{softmax}(XW_{QK}\,x_{[CLS]})\quad\text{(App. C)}",
+        corrected_tex=r"\operatorname{softmax}(XW_{QK}^\top x_{[CLS]})\quad\text{(Sec. 4.1)}",
         source="Trauger & Tewari, Sec. 4.1 vs App. C", kind="typo", where="proof", check="app-c-orientation",
         seed=seed, params={"printed_transpose": printed_transpose})
     return check_identity(comp, ref, "Y_cls = W_c^T sigma(W_v^T X^T softmax(X W_QK^T x_cls)) is the "
@@ -164,6 +166,8 @@ def check_printed_hypotheses_pointwise(*, d: int = 16, seed: int = 42) -> CheckR
                     f"{d} times B max||x||_inf",
         printed_text="||W_c^T||_{1,inf} <= B_Wc, ||W_v^T||_{1,inf} <= B_Wv (largest row l1 norms)",
         corrected_text="||W_c||_{1,inf} <= B_Wc, ||W_v||_{1,inf} <= B_Wv (largest column l1 norms, as the proof uses)",
+        printed_tex=r"\|W_c^\top\|_{1,\infty}\le B_{W_c},\ \|W_v^\top\|_{1,\infty}\le B_{W_v}\ \text{(rows)}",
+        corrected_tex=r"\|W_c\|_{1,\infty}\le B_{W_c},\ \|W_v\|_{1,\infty}\le B_{W_v}\ \text{(columns)}",
         source="Trauger & Tewari, Sec. 4.1", kind="typo", where="statement", params={"d": d}, seed=seed)
 
 
@@ -213,6 +217,8 @@ def check_duality_printed_bv(*, B_v: float = 3.0, seed: int = 44) -> CheckRecord
         description="the duality step's second equality needs the factor B_v",
         printed_text="v^T u <= B_v max_j |e_j u| = max_{j,s} s e_j u",
         corrected_text="v^T u <= B_v max_j |e_j u| = B_v max_{j,s} s e_j u",
+        printed_tex=r"v^\top u\le B_v\max_j|e_ju|=\max_{j,s}s\,e_ju",
+        corrected_tex=r"v^\top u\le B_v\max_j|e_ju|=B_v\max_{j,s}s\,e_ju",
         source="Trauger & Tewari, App. C (first display)", kind="typo", where="proof", params={"B_v": B_v},
         seed=seed)
 
@@ -614,6 +620,10 @@ def check_dudley_negative(*, closed_form: Callable[[float, float, int, int], flo
                     f"{tb.delta_star(Bx, C, m, d):.0f} > B_x = 1; E/m >= {lower:.3f}",
         printed_text="inf_delta h(delta) = h(delta*) = b + B_x a + b ln((sqrt m - sqrt ln 2d)/(2 B_x sqrt C))",
         corrected_text="inf_{0<delta<=B_x} h = h(min(delta*, B_x)) (= B_x when delta* > B_x)",
+        printed_tex=(r"\begin{aligned}\inf_\delta h(\delta)&=h(\delta^*)\\"
+                     r"&=b+B_xa+b\ln\frac{\sqrt m-\sqrt{\ln 2d}}{2B_x\sqrt C}\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}\inf_{0<\delta\le B_x}h&=h\bigl(\min(\delta^*,B_x)\bigr)\\"
+                       r"&=B_x\quad\text{when }\delta^*>B_x\end{aligned}"),
         source="Trauger & Tewari, App. C (Dudley step)", kind="proof-step", where="proof",
         params={"Bx": Bx, "C": C, "m": m, "d": d}, seed=seed)
 
@@ -700,6 +710,12 @@ def check_thm41_printed_negative(*, expression: Callable[..., float] = tb.thm41_
         printed_text="Rad_m = O(B (2 B_x^2 sqrt C / sqrt m (1 + ln(sqrt m / (2 B_x sqrt C))) + B_x sqrt(ln(2d)/m)))",
         corrected_text="Rad_m <= 2 c_D B inf_{0<delta<=B_x} h(delta) (= 2 c_D B B_x when delta* > B_x); "
                        "or require sqrt m >= sqrt(ln 2d) + 2 B_x sqrt C",
+        printed_tex=(r"\begin{aligned}\operatorname{Rad}_m=O\Bigl(B\Bigl[&\frac{2B_x^2\sqrt C}{\sqrt m}"
+                     r"\Bigl(1+\ln\frac{\sqrt m}{2B_x\sqrt C}\Bigr)\\&+B_x\sqrt{\frac{\ln(2d)}{m}}\Bigr]\Bigr)"
+                     r"\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\operatorname{Rad}_m\le2c_DB\inf_{0<\delta\le B_x}h(\delta)"
+                       r"\\&\quad(=2c_DBB_x\text{ if }\delta^*>B_x)\\"
+                       r"&\text{or require }\sqrt m\ge\sqrt{\ln 2d}+2B_x\sqrt C\end{aligned}"),
         source="Trauger & Tewari, Thm 4.1", kind="false-statement", where="statement",
         params={"Bx": Bx, "C": C, "m": m, "d": d},
         seed=seed)
@@ -795,6 +811,8 @@ def check_printed_orientation_wc(*, k: int = 512, d: int = 16, m: int = 100, con
         description=f"k = {k}, d = {d}, m = {m}: Rad >= {k * B * one:.2f} (row-wise W_c) > explicit bound {bound:.2f}",
         printed_text="||W_c^T||_{1,inf} <= B_Wc (rows of W_c)",
         corrected_text="||W_c||_{1,inf} <= B_Wc (columns of W_c, as the proof uses)",
+        printed_tex=r"\|W_c^\top\|_{1,\infty}\le B_{W_c}\ \text{(rows of } W_c\text{)}",
+        corrected_tex=r"\|W_c\|_{1,\infty}\le B_{W_c}\ \text{(columns of } W_c\text{)}",
         source="Trauger & Tewari, Sec. 4.1 / Thm 4.1", kind="false-statement", where="statement",
         params={"k": k, "d": d, "m": m},
         seed=seed)
@@ -816,6 +834,8 @@ def check_cor411_alpha(*, alpha_factor: float = math.sqrt(2.0)) -> CheckRecord:
         description="substituting Lemma 3.6 into Thm 4.1 gives B_x^3 alpha with alpha = 2 B_QK sqrt(ln(2d^2+1)); "
                     "the printed alpha is sqrt 2 smaller (harmless inside O)",
         printed_text="alpha = B_QK sqrt(2 log(2d^2 + 1))", corrected_text="alpha = 2 B_QK sqrt(log(2d^2 + 1))",
+        printed_tex=r"\alpha=B_{W_{QK}}\sqrt{2\log(2d^2+1)}",
+        corrected_tex=r"\alpha=2B_{W_{QK}}\sqrt{\log(2d^2+1)}",
         source="Trauger & Tewari, Cor 4.1.1", kind="wrong-constant", where="statement",
         params={"alpha_factor": alpha_factor})
 

@@ -57,7 +57,7 @@ def plot_curves(ax: Any, curves: Mapping[str, Mapping[str, Sequence[float]]], ke
         ax.plot(c["epoch"], c[key], color=col, lw=0.9, alpha=0.8, label=None if T in labelled else f"T={T}")
         labelled.add(T)
     ax.set(xlabel="epoch", ylabel=ylabel, title=title)
-    ax.legend(fontsize=8, ncol=2)
+    ax.legend(fontsize=9, ncol=2)
     return ax
 
 
@@ -85,6 +85,6 @@ def plot_bound(ax: Any, rows: Sequence[Mapping[str, Any]], runs: Sequence[Mappin
     ax.set_yscale("log")
     ax.set(xlabel="sequence length T", ylabel="generalization gap (nats)",
            title="Cor. 4.1.1 on the trained weights")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     return ax
 
