@@ -201,3 +201,20 @@ def maximize_each(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.
     budget.update(sizes=[str(z) for z in sizes], seed=seed,
                   evaluated_starts=sum(r.budget["evaluated_starts"] for r in parts))
     return SizedSearch(best.best_value, best.best_size, best.best_method, best.best_x, per_size, budget), points
+
+
+def search_sides(sides: Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]], dim: int, sizes: Any, *,
+                 restarts: int, steps: int, seed: int) -> tuple[SizedSearch, np.ndarray, np.ndarray]:
+    """Adversarial search for a family of inequalities ``lhs <= rhs`` given as
+    ``sides(size, z) -> (lhs, rhs)`` (numpy arrays, ``z`` of length ``dim`` in unconstrained
+    coordinates): :func:`maximize_each` of the largest ``lhs / rhs`` (finite differences, starts
+    ``N(0, 2^2)``), then the sides at every size's best point, to be appended to the checked
+    arrays.  Returns ``(search, lhs_found, rhs_found)``."""
+    from attention_theory.search import numpy_objective
+
+    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*sides(size, z))))),
+                                lambda size, g: g.normal(0.0, 2.0, dim), sizes,
+                                restarts=restarts, steps=steps, seed=seed)
+    found = [sides(size, z) for size, (_, z) in points.items()]
+    return (res, np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a, _ in found]),
+            np.concatenate([np.asarray(b, dtype=np.float64).ravel() for _, b in found]))

@@ -22,6 +22,7 @@ from attention_theory.deora import model as md
 from attention_theory.deora.calculus import (
     log_box,
     maximize_each,
+    search_sides,
     search_tensor,
     search_value,
 )
@@ -37,7 +38,6 @@ from attention_theory.deora.max_margin import ntk_max_margin
 from attention_theory.deora.max_margin import ntk_max_margin_dual as ntk_margin
 from attention_theory.deora.ntk import ntk_features
 from attention_theory.deora.stability import init_heads, noisy_lin_tokens
-from attention_theory.search import numpy_objective
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -302,13 +302,10 @@ def check_cor2(head_const: float = 256.0, *, seed: int = 800) -> CheckRecord:
     lhs = np.concatenate([need98, need95, cap, cap * np.log1p(np.exp(Bp))])
     rhs = np.concatenate([sqrtH, sqrtH, g01sq, g01sq])
     # adversarial: (R, B_2, B_Phi, gamma, K) in the ranges above (log scales), sizes (T, d)
-    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*_cor2_sides(size, z, head_const))))),
-                                lambda size, g: g.normal(0.0, 2.0, 5),
-                                pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (1000, 1000)]),
-                                restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
-    for size, (_, z) in points.items():
-        l_, r_ = _cor2_sides(size, z, head_const)
-        lhs, rhs = np.concatenate([lhs, l_]), np.concatenate([rhs, r_])
+    res, l_, r_ = search_sides(lambda size, z: _cor2_sides(size, z, head_const), 5,
+                               pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (1000, 1000)]),
+                               restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
+    lhs, rhs = np.concatenate([lhs, l_]), np.concatenate([rhs, r_])
     return check_bound(lhs, rhs, "Corollary 5's hypotheses imply Prop. 7 (98) and Corollaries 3-4",
                        seed=seed, extra={"n_tuples": m}, search=res)
 

@@ -28,7 +28,7 @@ import torch
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
-from attention_theory.deora.calculus import box, log_box, maximize_each
+from attention_theory.deora.calculus import box, log_box, maximize_each, search_sides
 from attention_theory.deora.landscape import (
     loss_and_grad,
     norm_2inf,
@@ -400,14 +400,11 @@ def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed
         r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
         lhs += [bd.beta2(Th, T, d, R, H), re]
         rhs += [re, r]
-    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*_thm1_sides(size, z, a_fn))))),
-                                lambda size, g: g.normal(0.0, 2.0, 5),
-                                pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
-                                restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
-    for size, (_, z) in points.items():
-        l_, r_ = _thm1_sides(size, z, a_fn)
-        lhs += l_.tolist()
-        rhs += r_.tolist()
+    res, l_, r_ = search_sides(lambda size, z: _thm1_sides(size, z, a_fn), 5,
+                               pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
+                               restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
+    lhs += l_.tolist()
+    rhs += r_.tolist()
     return check_bound(lhs, rhs, "beta2(Theta_k) <= rho_eta(theta) <= rho(theta) on a random grid "
                        "and searched tuples", seed=seed, rtol=1e-12, search=res)
 
@@ -578,14 +575,11 @@ def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
         Db = g0K
         lhs += [_heads_exact_sqrt(Db, B, T, d, R), eta * bd.rho(Db, B, T, d, R, H), eta * K * Lt, eta * L0]
         rhs += [math.sqrt(H), 1.0, Db**2, Db**2]
-    res, points = maximize_each(numpy_objective(lambda size, z: float(np.max(np.divide(*_cor3_sides(size, z, inner))))),
-                                lambda size, g: g.normal(0.0, 2.0, 10),
-                                pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (300, 300)]),
-                                restarts=pick(2, 8), steps=pick(8, 300), seed=seed)
-    for size, (_, z) in points.items():
-        l_, r_ = _cor3_sides(size, z, inner)
-        lhs += l_.tolist()
-        rhs += r_.tolist()
+    res, l_, r_ = search_sides(lambda size, z: _cor3_sides(size, z, inner), 10,
+                               pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (300, 300)]),
+                               restarts=pick(2, 8), steps=pick(8, 300), seed=seed)
+    lhs += l_.tolist()
+    rhs += r_.tolist()
     return check_bound(lhs, rhs, "Corollary 3's hypotheses imply the monotone Theorem 3's", seed=seed,
                        rtol=1e-12, search=res)
 
