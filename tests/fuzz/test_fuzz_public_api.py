@@ -50,9 +50,9 @@ import os
 import pkgutil
 import re
 import shutil
-import signal
 import sys
 import tempfile
+import time
 import typing
 import warnings
 from pathlib import Path
@@ -509,7 +509,7 @@ SKIPPED_PACKAGES = {
 FULL = os.environ.get("ATTN_SCALE", "smoke").strip() == "full"
 N_EXAMPLES = int(os.environ.get("ATTN_FUZZ_EXAMPLES", "0") or 0) or (200 if FULL else 6)
 #: seconds one call may take before it counts as a hang
-CALL_TIMEOUT = 20.0
+CALL_TIMEOUT = 60.0
 
 KINDS = ("nan", "inf", "complex", "negative", "empty", "wrong_rank", "none", "string")
 #: a silent return is a failure for these mutations (unless ALLOWED)
@@ -756,20 +756,16 @@ class _Hang(Exception):
 
 @contextlib.contextmanager
 def _time_limit(seconds: float):
-    if not hasattr(signal, "setitimer") or sys.platform == "win32":
-        yield
-        return
+    """A call that takes longer than ``seconds`` counts as a hang, measured after it returns.
 
-    def handler(signum, frame):
-        raise _Hang(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    No signal interrupts the call: an exception raised asynchronously inside torch (e.g. in the
+    middle of a ``torch.func.vmap``) leaves the transform stack of the process corrupted, and every
+    later test in the same worker fails with functorch errors."""
+    start = time.perf_counter()
+    yield
+    elapsed = time.perf_counter() - start
+    if elapsed > seconds:
+        raise _Hang(f"no answer within {seconds} s (took {elapsed:.1f} s)")
 
 
 _SCRATCH = tempfile.mkdtemp(prefix="attn-fuzz-cwd-")
