@@ -18,6 +18,10 @@ if TYPE_CHECKING:  # torch is imported lazily: numpy-only callers do not pay for
     import torch
 
 __all__ = [
+    "check_bool",
+    "check_real",
+    "check_callable",
+    "reject_complex",
     "as_tensor",
     "as_array",
     "as_matrix",
@@ -46,7 +50,7 @@ def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
             x = x.detach().cpu().double().numpy()
     except ImportError:  # pragma: no cover - torch is a hard dependency in practice
         pass
-    _reject_complex(x, name)
+    reject_complex(x, name)
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -63,7 +67,7 @@ def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
     return arr
 
 
-def _reject_complex(x: Any, name: str) -> None:
+def reject_complex(x: Any, name: str) -> None:
     """Complex input would lose its imaginary part silently in a float64 conversion."""
     try:
         is_complex = np.iscomplexobj(x)
@@ -177,7 +181,7 @@ def as_tensor(x: Any, name: str, *, ndim: int | None = None,
             raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
         t = x if x.dtype == torch.float64 else x.to(torch.float64)
     else:
-        _reject_complex(x, name)
+        reject_complex(x, name)
         try:
             arr = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -201,3 +205,25 @@ def as_tensor(x: Any, name: str, *, ndim: int | None = None,
     return t
 
 
+def check_bool(x: Any, name: str) -> bool:
+    """``True`` or ``False`` (a numpy bool too)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+def check_real(x: Any, name: str) -> float:
+    """A finite real number of either sign (e.g. a margin or an angle)."""
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    return x
+
+
+def check_callable(f: Any, name: str) -> Any:
+    """A callable (a function, a class, an object with ``__call__``)."""
+    if not callable(f):
+        raise TypeError(f"{name} must be callable, got {type(f).__name__}")
+    return f

@@ -35,6 +35,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from attention_theory._validate import check_path, check_positive
 from attention_theory.provenance import git_commit, jsonable, package_version
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
     "device_name",
     "provenance",
     "repo_results_dir",
+    "ResultNotFound",
+    "ResultsFolderNotFound",
     "atomic_write_bytes",
     "atomic_write_text",
     "atomic_write_json",
@@ -98,6 +101,27 @@ def source_dirty() -> bool | None:
     return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
+def _check_device(device: Any) -> None:
+    """``None``, a ``torch.device`` or a string torch parses as a device (``"cpu"``, ``"cuda:0"``)."""
+    if device is None:
+        return
+    import torch
+
+    if isinstance(device, torch.device):
+        return
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a torch.device, a device string or None, got {device!r}")
+    try:
+        torch.device(device)
+    except (RuntimeError, ValueError):
+        raise ValueError(f"device must name a torch device (e.g. 'cpu', 'cuda:0'), got {device!r}") from None
+
+
+def _check_mapping(obj: Any, name: str) -> None:
+    if not isinstance(obj, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {type(obj).__name__}")
+
+
 def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: Any = None,
                scale: str | None = None, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The provenance block of a result.
@@ -116,11 +140,21 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
     extra:
         Anything else worth recording (e.g. the command line).
     """
+    from attention_theory.config import SCALES
+    from attention_theory.config import scale as _scale
+
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
-    if wall_time_s is not None and not (wall_time_s >= 0):
-        raise ValueError(f"wall_time_s must be a non-negative number, got {wall_time_s!r}")
-    from attention_theory.config import scale as _scale
+    if wall_time_s is not None:
+        check_positive(wall_time_s, "wall_time_s", allow_zero=True)  # the value is recorded as given
+    _check_device(device)
+    if scale is not None:
+        if not isinstance(scale, str):
+            raise TypeError(f"scale must be one of {SCALES} or None, got {scale!r}")
+        if scale not in SCALES:
+            raise ValueError(f"scale must be one of {SCALES} or None, got {scale!r}")
+    if extra is not None and not isinstance(extra, Mapping):
+        raise TypeError(f"extra must be a mapping or None, got {type(extra).__name__}")
 
     try:
         import torch
@@ -153,7 +187,9 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     file is renamed over ``path`` (:func:`os.replace`), so ``path`` holds either the old or the new
     content, never a mixture.  A failed write removes its temporary file.
     """
-    target = Path(path)
+    target = Path(check_path(path, "path"))
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX, suffix=target.suffix)
     try:
@@ -170,6 +206,9 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`)."""
+    check_path(path, "path")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
@@ -187,7 +226,7 @@ def clean_temporary_files(folder: str | os.PathLike, *, older_than_s: float = 60
         raise TypeError(f"older_than_s must be a number, got {type(older_than_s).__name__}") from None
     if not older_than_s >= 0 or older_than_s == float("inf"):
         raise ValueError(f"older_than_s must be a finite number >= 0, got {older_than_s!r}")
-    base = Path(folder)
+    base = Path(check_path(folder, "folder"))
     if not base.is_dir():
         return []
     cutoff = time.time() - older_than_s
@@ -204,12 +243,16 @@ def clean_temporary_files(folder: str | os.PathLike, *, older_than_s: float = 60
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     """Write ``obj`` as indented, key-sorted JSON to ``path`` atomically."""
+    check_path(path, "path")
     return atomic_write_text(path, json.dumps(jsonable(obj), indent=1, sort_keys=True) + "\n")
 
 
 def write_result(path: str | os.PathLike, data: Mapping[str, Any],
                  prov: Mapping[str, Any]) -> Path:
     """Write ``{"provenance": prov, "data": data}`` atomically; ``prov`` from :func:`provenance`."""
+    check_path(path, "path")
+    _check_mapping(data, "data")
+    _check_mapping(prov, "prov")
     missing = [k for k in PROVENANCE_KEYS if k not in prov]
     if missing:
         raise ValueError(f"prov lacks provenance keys {missing}; build it with provenance()")
@@ -218,9 +261,9 @@ def write_result(path: str | os.PathLike, data: Mapping[str, Any],
 
 def read_result(path: str | os.PathLike) -> dict[str, Any]:
     """Read a result written by :func:`write_result`, checking that its provenance is complete."""
-    p = Path(path)
+    p = Path(check_path(path, "path"))
     if not p.exists():
-        raise FileNotFoundError(f"no result at {p}")
+        raise ResultNotFound(f"path: no result at {p}")
     obj = json.loads(p.read_text())
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
         raise ValueError(f"{p} is not a result file (needs 'provenance' and 'data')")
@@ -230,20 +273,34 @@ def read_result(path: str | os.PathLike) -> dict[str, Any]:
     return obj
 
 
+class ResultNotFound(FileNotFoundError, ValueError):
+    """No result file at ``path``: a ``FileNotFoundError`` (as before) that is also a
+    ``ValueError`` (``path`` names no result)."""
+
+
+class ResultsFolderNotFound(FileNotFoundError, ValueError):
+    """No ``results/<name>`` folder: a ``FileNotFoundError`` (as before) that is also a
+    ``ValueError`` (``name`` names no results folder)."""
+
+
 def repo_results_dir(name: str) -> Path:
     """``<repository>/results/<name>`` for the repository holding this package (an editable
     install), else the first such folder at or above the working directory."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a folder name (a string), got {type(name).__name__}")
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"name must be one folder name under results/, got {name!r}")
     here = Path(__file__).resolve()
     for base in (*here.parents, Path.cwd(), *Path.cwd().parents):
         if (base / "results" / name).is_dir():
             return base / "results" / name
-    raise FileNotFoundError(f"results/{name} not found next to the package or above the working directory")
+    raise ResultsFolderNotFound(f"name={name!r}: results/{name} not found next to the package or above the "
+                                "working directory")
 
 
 def describe_provenance(prov: Mapping[str, Any]) -> str:
     """One line for a figure caption: scale, device, date, commit, wall time."""
+    _check_mapping(prov, "prov")
     wall = prov.get("wall_time_s")
     wall_s = "untimed" if wall is None else f"{float(wall):.0f} s"
     return (f"{prov.get('scale')} scale on {prov.get('device')}, {prov.get('date')}, "
@@ -255,6 +312,7 @@ def commit_label(prov: Mapping[str, Any]) -> str:
     """The commit of a result for a figure caption (glue it and write ``{glue:text}`` in the
     caption): the recorded commit, followed by " (with uncommitted changes)" when the run's
     package source differed from it."""
+    _check_mapping(prov, "prov")
     commit = str(prov.get("commit") or "unknown")
     return commit + (" (with uncommitted changes)" if prov.get("uncommitted_source_changes") else "")
 
@@ -337,6 +395,7 @@ def save_checkpoint(path: str | os.PathLike, state: Mapping[str, Any], *,
     """
     import torch
 
+    check_path(path, "path")
     if not isinstance(state, Mapping):
         raise TypeError(f"state must be a mapping, got {type(state).__name__}")
     buf = io.BytesIO()
@@ -355,7 +414,7 @@ def save_checkpoint(path: str | os.PathLike, state: Mapping[str, Any], *,
 def _checkpoint_bytes(path: str | os.PathLike) -> tuple[Path, bytes] | None:
     """``(path, its bytes)``, or ``None`` when there is no checkpoint (a fresh start); an empty file
     is a damaged checkpoint."""
-    p = Path(path)
+    p = Path(check_path(path, "path"))
     if not p.exists():
         return None
     data = p.read_bytes()
@@ -424,6 +483,7 @@ def save_json_checkpoint(path: str | os.PathLike, payload: Mapping[str, Any], *,
     For runs whose state is plain JSON (lists of finished runs); :func:`load_json_checkpoint`
     verifies it.
     """
+    check_path(path, "path")
     if not isinstance(payload, Mapping):
         raise TypeError(f"payload must be a mapping, got {type(payload).__name__}")
     body = json.loads(_canonical_json(dict(payload)))

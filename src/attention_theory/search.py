@@ -150,6 +150,18 @@ class SizedSearch:
                                              "x": [float(v) for v in self.best_x]}}}
 
 
+def _check_size(size: Any, name: str) -> None:
+    """Sizes are opaque to the search (ints, tuples, labels, widths, norm orders such as inf), but
+    a number in one must be a real number that is not NaN."""
+    if isinstance(size, (tuple, list)):
+        for k, part in enumerate(size):
+            _check_size(part, f"{name}[{k}]")
+    elif isinstance(size, (complex, np.complexfloating)):
+        raise TypeError(f"{name} must be real, got {size!r}")
+    elif isinstance(size, (float, np.floating)) and math.isnan(size):
+        raise ValueError(f"{name} must not be NaN, got {size!r}")
+
+
 def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.random.Generator], np.ndarray],
                         sizes: Any, *, methods: tuple[str, ...] = ("lbfgs", "nelder-mead"),
                         restarts: int = 8, steps: int = 200, seed: int = 0,
@@ -173,9 +185,14 @@ def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[An
     sizes = list(sizes)
     if not sizes:
         raise ValueError("sizes must name at least one size")
+    for i, size in enumerate(sizes):
+        _check_size(size, f"sizes[{i}]")
+    if isinstance(methods, (str, bytes)) or not isinstance(methods, (tuple, list)):
+        raise TypeError(f"methods must be a tuple of method names, got {methods!r}")
     methods = tuple(methods)
     if not methods:
         raise ValueError("methods must name at least one method")
+    check_seed(seed)
     if not ({"lbfgs", "adam"} & set(methods)) or "nelder-mead" not in methods:
         raise ValueError(f"methods must include a gradient method (lbfgs/adam) and nelder-mead, got {methods}")
     best: tuple[float, Any, str, np.ndarray] | None = None

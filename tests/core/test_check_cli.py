@@ -31,6 +31,29 @@ def test_rerun_prints_fresh_and_registered_records(tmp_path, capsys):
     assert "registered: verified at smoke scale" in capsys.readouterr().out
 
 
+def test_resume_skips_recorded_checks_and_runs_the_rest(tmp_path, capsys):
+    reg = tmp_path / "campaign"
+    assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--against", str(tmp_path)]) == 0
+    capsys.readouterr()
+    files = sorted(reg.glob("trauger-lemma-3-1__*__smoke.json"))
+    assert len(files) >= 2, "the test needs a claim with at least two checks"
+    stamps = {f.name: f.stat().st_mtime_ns for f in files}
+    files[0].unlink()  # an interrupted campaign: one record missing
+    assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--resume",
+                 "--against", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "already recorded" in out
+    again = {f.name: f.stat().st_mtime_ns for f in reg.glob("trauger-lemma-3-1__*__smoke.json")}
+    assert set(again) == set(stamps), "the missing record was not written again"
+    assert all(again[k] == stamps[k] for k in stamps if k != files[0].name), "a recorded check ran again"
+
+
+def test_resume_needs_a_registry_folder(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--all", "--resume"])
+    assert exc.value.code == 2 and "--resume needs --registry" in capsys.readouterr().err
+
+
 def test_checks_that_need_data_say_so():
     fn = dict(rerun.claim_checks()["trauger-fig-1"])["no-increasing-trend"]
     assert rerun.needs_data(fn) == ["runs"]

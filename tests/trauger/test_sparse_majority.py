@@ -230,6 +230,33 @@ def test_trainer_bad_input():
     with pytest.raises(ValueError):
         batched.train_batched(_tiny(), stop_at_epoch=3)
 
+
+def _adam_args(R=2, d=8):
+    p = sm.stack_params([sm.init_params(d, seed=s, dtype=torch.float64) for s in range(R)])
+    return dict(params=p, grads=[torch.full_like(t, 0.5) for t in p.values()],
+                m={k: torch.zeros_like(t) for k, t in p.items()}, v={k: torch.zeros_like(t) for k, t in p.items()},
+                step=torch.zeros(R, dtype=torch.long), active=torch.tensor([True, False]), lr=1e-3,
+                betas=(0.9, 0.999), eps=1e-7)
+
+
+def test_adam_step_is_the_trainers_step_and_checks_its_input():
+    """The public (validated) step and the trainer's inner step do the same update; the bool mask
+    ``active`` (not fuzzed: the fuzz suite cannot negate a bool tensor) is checked by name."""
+    a, b = _adam_args(), _adam_args()
+    batched.adam_step(**a)
+    batched._adam_step(**b)
+    for k in a["params"]:
+        assert torch.equal(a["params"][k], b["params"][k]) and torch.equal(a["v"][k], b["v"][k])
+        assert torch.equal(a["params"][k][1], _adam_args()["params"][k][1])  # inactive run untouched
+    assert a["step"].tolist() == b["step"].tolist() == [1, 0]
+    for active, err in ((torch.ones(2), TypeError), (None, TypeError), ([True, True], TypeError),
+                        (torch.ones(3, dtype=torch.bool), ValueError),
+                        (torch.ones(1, 2, dtype=torch.bool), ValueError)):
+        with pytest.raises(err, match="active"):
+            batched.adam_step(**{**_adam_args(), "active": active})
+    with pytest.raises(ValueError, match="step"):
+        batched.adam_step(**{**_adam_args(), "step": torch.tensor([-1, 0])})
+
 # ---------------------------------------------------------------------------- experiment
 
 

@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, check_int, check_positive
+from attention_theory._validate import as_matrix, check_bool, check_int, check_positive
 
 __all__ = ["beta1", "beta2", "beta3", "kappa", "prop1_rhs", "prop1_sharper_hessian_rhs",
            "row_norm_max", "entry_max"]
 
 
-def _args(b: Any, T: Any, d: Any, R: Any) -> tuple[float, int, int, float]:
-    b = check_positive(b, "b", allow_zero=True)
+def _args(b: Any, T: Any, d: Any, R: Any, b_name: str = "b") -> tuple[float, int, int, float]:
+    b = check_positive(b, b_name, allow_zero=True)
     T = check_int(T, "T")
     d = check_int(d, "d")
     R = check_positive(R, "R")
@@ -126,10 +126,7 @@ __all__ += ["tilde_betas", "lemma11_heads", "lemma11_rhs", "thm2_max_step",
 
 def _dbtdr(D: Any, B: Any, T: Any, d: Any, R: Any) -> tuple[float, float, int, int, float]:
     D = check_positive(D, "D", allow_zero=True)
-    B = check_positive(B, "B", allow_zero=True)
-    T = check_int(T, "T")
-    d = check_int(d, "d")
-    R = check_positive(R, "R")
+    B, T, d, R = _args(B, T, d, R, "B")
     return D, B, T, d, R
 
 
@@ -223,6 +220,7 @@ def prop7_g0(eps: float, B_phi: float, gamma: float, *, corrected: bool = False)
     eps = check_positive(eps, "eps")
     if eps > 1:
         raise ValueError(f"eps must lie in (0, 1], got {eps}")
+    corrected = check_bool(corrected, "corrected")
     B_phi = check_positive(B_phi, "B_phi")
     gamma = check_positive(gamma, "gamma")
     g0 = (2 * B_phi + math.log(1 / eps)) / gamma
@@ -239,6 +237,7 @@ def prop7_heads(eps: float, T: int, d: int, R: float, B2: float, B_phi: float, g
     d = check_int(d, "d")
     R = check_positive(R, "R")
     B2 = check_positive(B2, "B2")
+    corrected = check_bool(corrected, "corrected")
     g0 = prop7_g0(eps, B_phi, gamma)
     c = 10.0 if corrected else 5.0
     return min_heads(c * math.sqrt(T * d) * R**3 * B2 / B_phi * (3 * math.sqrt(d) * R**2 + 1)
@@ -264,6 +263,7 @@ def cor2_heads(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma:
     d = check_int(d, "d")
     R = check_positive(R, "R")
     B2 = check_positive(B2, "B2")
+    corrected = check_bool(corrected, "corrected")
     g0 = cor2_g0(K, B_phi, gamma)
     if corrected:
         s = 256 * math.sqrt(T * d) * R**3 * B2 * (3 * math.sqrt(d) * R**2 * (4 * math.sqrt(2) * g0 + B2)
@@ -277,10 +277,13 @@ def cor2_rho(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: f
              corrected: bool = False) -> float:
     """Corollary 5's ``rho(K) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(K)^2`` with
     ``a(K) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (4 g_0 + B_2) + 2 sqrt(T) R]`` (``4 sqrt 2 g_0`` if corrected)."""
+    T, d, R = check_int(T, "T"), check_int(d, "d"), check_positive(R, "R")
+    B2 = check_positive(B2, "B2")
+    corrected = check_bool(corrected, "corrected")
     g0 = cor2_g0(K, B_phi, gamma)
     g = (4 * math.sqrt(2) if corrected else 4.0) * g0
     # rho(theta) with 3 D + B = g + B_2, i.e. D = g / 3, B = B_2
-    return rho(g / 3, check_positive(B2, "B2"), T, d, R, H)
+    return rho(g / 3, B2, T, d, R, H)
 
 
 def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, H: int,
@@ -289,6 +292,7 @@ def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gam
     (``8 B_Phi^2`` in the corrected version)."""
     B_phi = check_positive(B_phi, "B_phi")
     gamma = check_positive(gamma, "gamma")
+    corrected = check_bool(corrected, "corrected")
     c = 8.0 if corrected else 4.0
     return min(1.0, 1.0 / cor2_rho(K, T, d, R, B2, B_phi, gamma, H, corrected=corrected),
                c * B_phi**2 / (gamma**2 * math.log1p(math.exp(B_phi))))
@@ -302,6 +306,7 @@ def cor2_bounds(K: int, n: int, eta: float, B_phi: float, gamma: float, *,
     K = check_int(K, "K")
     n = check_int(n, "n")
     eta = check_positive(eta, "eta")
+    corrected = check_bool(corrected, "corrected")
     g0sq = cor2_g0(K, B_phi, gamma, corrected=corrected) ** 2
     return {"train": 2.0 / K + 5 * g0sq / (4 * eta * K), "gap": 17 * g0sq / (eta * n)}
 
@@ -310,6 +315,7 @@ def cor2_report(T: int, d: int, R: float, B2: float, B_phi: float, gamma: float,
                 *, corrected: bool = True) -> dict[str, float]:
     """Everything Corollary 2 asks for at these sizes: heads, ``rho(K)``, the largest step size,
     and the two bounds at that step size (``corrected`` selects the book's corrected constants)."""
+    corrected = check_bool(corrected, "corrected")
     H = cor2_heads(K, T, d, R, B2, B_phi, gamma, corrected=corrected)
     eta = cor2_max_step(K, T, d, R, B2, B_phi, gamma, H, corrected=corrected)
     out = {"H": float(H), "rho": cor2_rho(K, T, d, R, B2, B_phi, gamma, H, corrected=corrected),
@@ -350,13 +356,13 @@ def glqc_sharp_constant(c: float) -> float:
 
 def step_constant_a(D: float, B: float, T: int, d: int, R: float) -> float:
     """Theorem 3's ``a(theta) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (3 D + B) + 2 sqrt(T) R]`` (paper: alpha)."""
-    D = check_positive(D, "D", allow_zero=True)
-    B, T, d, R = _args(B, T, d, R)
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (3 * D + B) + 2 * math.sqrt(T) * R)
 
 
 def rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
     """Theorem 3's ``rho(theta) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(theta)^2``."""
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     H = check_int(H, "H")
     return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * step_constant_a(D, B, T, d, R) ** 2
 
@@ -364,14 +370,15 @@ def rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
 def a_eta(eta: float, D: float, B: float, T: int, d: int, R: float) -> float:
     """Proof of Theorem 3: ``a_eta = 3 sqrt(d) R^2 [(2 eta sqrt(T) R^3 + 1)(3D + B) + eta sqrt(T) R + 1]``."""
     eta = check_positive(eta, "eta")
-    D = check_positive(D, "D", allow_zero=True)
-    B, T, d, R = _args(B, T, d, R)
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return 3 * math.sqrt(d) * R**2 * ((2 * eta * math.sqrt(T) * R**3 + 1) * (3 * D + B)
                                       + eta * math.sqrt(T) * R + 1)
 
 
 def rho_eta(eta: float, D: float, B: float, T: int, d: int, R: float, H: int) -> float:
     """``rho_eta = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a_eta^2`` (``<= rho`` for ``eta <= 1``)."""
+    eta = check_positive(eta, "eta")
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     H = check_int(H, "H")
     return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_eta(eta, D, B, T, d, R) ** 2
 
@@ -391,8 +398,7 @@ def thm1_heads_needed(D: float, B: float, T: int, d: int, R: float) -> int:
     """Smallest ``H`` with ``sqrt(H) >= 36 sqrt(T d) R^3 (3 sqrt(d) R^2 (3D + B) + 1) D^2``
     (Theorem 3; also Lemma 10's condition (74)).  ``B`` is the target's ``||theta||_{2,inf}``,
     which in practice may itself depend on ``H``: iterate if so."""
-    D = check_positive(D, "D", allow_zero=True)
-    B, T, d, R = _args(B, T, d, R)
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return min_heads(36 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2)
 
 
@@ -441,7 +447,8 @@ def cor3_heads_needed(g0K: float, gK: float, T: int, d: int, R: float, *, inner:
     with ``g0 = g0(1/K)``, ``g = g(1/K)``.  ``inner`` is the factor of ``g0`` inside (3 in the
     paper; exposed for the negative control)."""
     g0K = check_positive(g0K, "g0K", allow_zero=True)
-    gK, T, d, R = _args(gK, T, d, R)
+    gK, T, d, R = _args(gK, T, d, R, "gK")
+    inner = check_positive(inner, "inner", allow_zero=True)
     return min_heads(36 * math.sqrt(T * d) * R**3
                             * (3 * math.sqrt(d) * R**2 * (inner * g0K + gK) + 1) * g0K**2)
 
@@ -450,7 +457,8 @@ def cor3_rho(g0K: float, gK: float, T: int, d: int, R: float, H: int, *, inner: 
     """``rho(K)`` of Corollary 3: ``rho`` with ``3D + B`` replaced by ``3 g0(1/K) + g(1/K)``."""
     H = check_int(H, "H")
     g0K = check_positive(g0K, "g0K", allow_zero=True)
-    gK, T, d, R = _args(gK, T, d, R)
+    gK, T, d, R = _args(gK, T, d, R, "gK")
+    inner = check_positive(inner, "inner", allow_zero=True)
     a = 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (inner * g0K + gK) + 2 * math.sqrt(T) * R)
     return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a**2
 
@@ -466,13 +474,11 @@ def cor3_step_size(g0K: float, gK: float, g01: float, T: int, d: int, R: float, 
 
 def rho_main_text_order(D: float, B: float, T: int, d: int, R: float) -> float:
     """The main text's order for rho below Eq. (3): ``d^{3/2} T^{3/2} R^{13} B^2 D^2`` (no constant)."""
-    D = check_positive(D, "D", allow_zero=True)
-    B, T, d, R = _args(B, T, d, R)
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return d**1.5 * T**1.5 * R**13 * B**2 * D**2
 
 
 def heads_main_text_order(D: float, B: float, T: int, d: int, R: float) -> float:
     """The main text's head condition (3) as a bound on ``sqrt(H)``: ``d T^{1/2} R^5 B D^3``."""
-    D = check_positive(D, "D", allow_zero=True)
-    B, T, d, R = _args(B, T, d, R)
+    D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return d * math.sqrt(T) * R**5 * B * D**3

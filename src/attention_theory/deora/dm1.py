@@ -30,7 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_positive, check_probability
+from attention_theory._validate import (
+    as_array,
+    check_int,
+    check_positive,
+    check_probability,
+    check_seed,
+    reject_complex,
+)
 
 __all__ = ["NOISE_MODES", "DM1Config", "DM1Sample", "patterns", "sample", "assemble",
            "coefficients_to_noise", "noise_bounds_ok"]
@@ -128,10 +135,46 @@ class DM1Sample:
         return int(self.y.shape[0])
 
 
-def patterns(cfg: DM1Config) -> dict[str, np.ndarray]:
-    """``{"mu_plus": (d,), "mu_minus": (d,), "nu": (M, d), "u_star": (d,)}`` (canonical, norm ``S``)."""
+def _check_cfg(cfg: Any) -> DM1Config:
     if not isinstance(cfg, DM1Config):
         raise TypeError(f"cfg must be a DM1Config, got {type(cfg).__name__}")
+    return cfg
+
+
+def _noise_arg(x: Any, name: str, *, empty_ok: bool = False) -> Any:
+    """A real noise array of at least one dimension: a torch tensor is checked and returned as it is
+    (dtype and autograd graph kept), anything else is returned as a validated float64 numpy array.
+    ``empty_ok``: a zero-size array is valid (the orthogonal part ``w`` when ``d == M + 2``)."""
+    try:
+        import torch
+
+        if isinstance(x, torch.Tensor):
+            if x.is_complex() or not x.is_floating_point():
+                raise TypeError(f"{name} must be a real floating-point tensor, got dtype {x.dtype}")
+            if x.dim() == 0 or (x.numel() == 0 and not empty_ok):
+                raise ValueError(f"{name} must be a non-empty array of at least one dimension, "
+                                 f"got shape {tuple(x.shape)}")
+            try:
+                finite = bool(torch.isfinite(x.detach()).all())
+            except RuntimeError:  # inside a function transform: no value can be read
+                finite = True
+            if not finite:
+                raise ValueError(f"{name} must contain only finite values")
+            return x
+    except ImportError:  # pragma: no cover
+        pass
+    if empty_ok and isinstance(x, np.ndarray) and x.size == 0 and x.ndim > 0:
+        reject_complex(x, name)
+        return np.asarray(x, dtype=np.float64)
+    arr = as_array(x, name)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have at least one dimension, got a scalar")
+    return arr
+
+
+def patterns(cfg: DM1Config) -> dict[str, np.ndarray]:
+    """``{"mu_plus": (d,), "mu_minus": (d,), "nu": (M, d), "u_star": (d,)}`` (canonical, norm ``S``)."""
+    _check_cfg(cfg)
     E = np.eye(cfg.d) * cfg.S
     return {"mu_plus": E[0], "mu_minus": E[1], "nu": E[2:2 + cfg.M], "u_star": E[0] - E[1]}
 
@@ -142,10 +185,19 @@ def coefficients_to_noise(cfg: DM1Config, coef: Any, w: Any) -> Any:
     With canonical patterns the coordinates of ``z`` are ``(coef, w)``; works for numpy arrays
     and torch tensors (differentiable), no validation of the bounds (see :func:`noise_bounds_ok`).
     """
+    _check_cfg(cfg)
+    coef = _noise_arg(coef, "coef")
+    w = _noise_arg(w, "w", empty_ok=cfg.d == cfg.M + 2)
+    if isinstance(coef, np.ndarray) != isinstance(w, np.ndarray):
+        raise TypeError(f"w must be of the kind of coef (both numpy arrays or both torch tensors), "
+                        f"got {type(w).__name__} and {type(coef).__name__}")
     if coef.shape[-1] != cfg.M + 2:
         raise ValueError(f"coef must have last dimension M + 2 = {cfg.M + 2}, got {coef.shape}")
     if w.shape[-1] != cfg.d - cfg.M - 2:
         raise ValueError(f"w must have last dimension d - M - 2 = {cfg.d - cfg.M - 2}, got {w.shape}")
+    if tuple(coef.shape[:-1]) != tuple(w.shape[:-1]):
+        raise ValueError(f"w must have the leading dimensions of coef {tuple(coef.shape[:-1])}, "
+                         f"got shape {tuple(w.shape)}")
     try:
         import torch
 
@@ -162,9 +214,16 @@ def assemble(cfg: DM1Config, y: Any, relevant: Any, j: Any, z: Any) -> Any:
     ``x_t = mu_y`` on relevant positions and ``nu_{j_t} + z_t`` elsewhere (noise on relevant
     positions is ignored).  Works with numpy arrays and torch tensors (for ``z``).
     """
-    y = np.asarray(y, dtype=float)
-    rel = np.asarray(relevant, dtype=bool)
-    jj = np.asarray(j)
+    _check_cfg(cfg)
+    y = as_array(y, "y", ndim=1)
+    rel_values = as_array(relevant, "relevant", ndim=2)
+    if not np.all((rel_values == 0) | (rel_values == 1)):
+        raise ValueError("relevant must be a boolean mask (entries True/False or 0/1)")
+    rel = rel_values.astype(bool)
+    j_values = as_array(j, "j", ndim=2)
+    if not np.all(j_values == np.round(j_values)):
+        raise ValueError("j must contain integer pattern indices")
+    jj = j_values.astype(np.int64)
     n = y.shape[0]
     if rel.shape != (n, cfg.T) or jj.shape != (n, cfg.T):
         raise ValueError(f"relevant and j must have shape (n, T) = {(n, cfg.T)}, got {rel.shape}, {jj.shape}")
@@ -183,10 +242,13 @@ def assemble(cfg: DM1Config, y: Any, relevant: Any, j: Any, z: Any) -> Any:
         import torch
 
         if isinstance(z, torch.Tensor):
+            z = _noise_arg(z, "z")
+            if tuple(z.shape) != (n, cfg.T, cfg.d):
+                raise ValueError(f"z must have shape (n, T, d) = {(n, cfg.T, cfg.d)}, got {tuple(z.shape)}")
             return torch.as_tensor(base, dtype=z.dtype) + torch.as_tensor(mask, dtype=z.dtype) * z
     except ImportError:  # pragma: no cover
         pass
-    z = np.asarray(z, dtype=float)
+    z = as_array(z, "z")
     if z.shape != (n, cfg.T, cfg.d):
         raise ValueError(f"z must have shape (n, T, d) = {(n, cfg.T, cfg.d)}, got {z.shape}")
     return base + mask * z
@@ -225,11 +287,9 @@ def _noise(cfg: DM1Config, rng: np.random.Generator, y: np.ndarray, mode: str) -
 def sample(cfg: DM1Config, n: int, seed: int = 0, *, noise: str | None = None,
            y: Any = None) -> DM1Sample:
     """``n`` i.i.d. draws of DM1 (seeded). ``noise`` overrides ``cfg.noise``; ``y`` fixes the labels."""
-    if not isinstance(cfg, DM1Config):
-        raise TypeError(f"cfg must be a DM1Config, got {type(cfg).__name__}")
+    _check_cfg(cfg)
     n = check_int(n, "n")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, got {seed!r}")
+    seed = check_seed(seed)
     mode = cfg.noise if noise is None else noise
     if mode not in NOISE_MODES:
         raise ValueError(f"noise must be one of {NOISE_MODES}, got {mode!r}")
@@ -261,7 +321,11 @@ def noise_bounds_ok(cfg: DM1Config, z: Any, *, rtol: float = 1e-12) -> np.ndarra
 
     ``|<z, mu_pm>| <= Z_mu``, ``|<z, nu_l>| <= Z_nu / M`` for every ``l`` and ``||z|| <= Z``.
     """
-    z = np.asarray(z, dtype=float)
+    _check_cfg(cfg)
+    z = as_array(z, "z", ndim=3)
+    if z.shape[-1] != cfg.d:
+        raise ValueError(f"z must have shape (n, T, d) with d = {cfg.d}, got {z.shape}")
+    rtol = check_positive(rtol, "rtol", allow_zero=True)
     pt = patterns(cfg)
     tol = 1 + rtol
     ok = (np.abs(z @ pt["mu_plus"]) <= cfg.Z_mu * tol + 1e-15)

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import numpy as np
 import torch
 
+from attention_theory._validate import as_tensor, reject_complex
 from attention_theory.config import pick
 from attention_theory.deora import dm1
 from attention_theory.deora.calculus import box, into_ball, maximize_each, search_tensor, search_value
+from attention_theory.deora.landscape import search_point
 from attention_theory.deora.mixture import DT
 from attention_theory.foundations.tensors import f64
 from attention_theory.search import SizedSearch
@@ -51,12 +55,24 @@ class DM1Size:
 def dm1_sizes(configs: dict[str, dm1.DM1Config], labels: tuple[float, ...] = (1.0,),
               parts: tuple[str, ...] = ("",)) -> list[DM1Size]:
     """:data:`SMALLEST` first, then ``configs``, each with every label in ``labels`` and every part in ``parts``."""
+    if not isinstance(configs, Mapping):
+        raise TypeError(f"configs must be a mapping of names to DM1Config, got {type(configs).__name__}")
+    for k, c in configs.items():
+        if not isinstance(c, dm1.DM1Config):
+            raise TypeError(f"configs[{k!r}] must be a DM1Config, got {type(c).__name__}")
     named = [("smallest", SMALLEST)] + [(k, c) for k, c in configs.items()]
     return [DM1Size(name, cfg, float(y), part) for name, cfg in named for y in labels for part in parts]
 
 
+def _check_size(size: Any) -> DM1Size:
+    if not isinstance(size, DM1Size):
+        raise TypeError(f"size must be a DM1Size, got {type(size).__name__}")
+    return size
+
+
 def dm1_dim(size: DM1Size) -> int:
     """Search variables of a size: ``d`` per noise token (``M + 2`` coefficients, ``d - M - 2`` orthogonal)."""
+    _check_size(size)
     return (size.cfg.T - size.cfg.n_relevant) * size.cfg.d
 
 
@@ -74,13 +90,37 @@ def _dm1_frame(size: DM1Size) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]
     return f64(base), f64(np.array([size.y])), f64(cfg.coef_bounds)
 
 
+def _side(v: Any, name: str) -> None:
+    """One side of :func:`bound_ratio`: a finite real number (a float, a one-element array or tensor)."""
+    if v is None or isinstance(v, (str, bytes)):
+        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
+    if torch.is_tensor(v):
+        if v.is_complex() or v.dtype == torch.bool:
+            raise TypeError(f"{name} must be real-valued, got dtype {v.dtype}")
+        if v.numel() != 1:
+            raise ValueError(f"{name} must be a single number, got shape {tuple(v.shape)}")
+        value = float(v.detach())
+    else:
+        reject_complex(v, name)
+        try:
+            a = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a real number: {exc}") from None
+        if a.size != 1:
+            raise ValueError(f"{name} must be a single number, got shape {a.shape}")
+        value = float(a.reshape(()))
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+
+
 def dm1_instance(size: DM1Size, z: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """The DM1 sample ``(X (1, T, d), y (1,))`` of a search point: relevant tokens first (the checked
     quantities are permutation invariant), noise tokens on the patterns ``nu_{j_t}`` with ``j_t`` cyclic,
     coefficients ``box(z)`` within their Assumption-3 bounds and the orthogonal part pulled into the
     ball of radius ``Z_perp`` (:func:`into_ball`): every point satisfies Assumption 3 exactly."""
-    cfg = size.cfg
+    cfg = _check_size(size).cfg
     k, M = cfg.n_relevant, cfg.M
+    search_point(z, "z", (cfg.T - k) * cfg.d)
     base, y, bnd = _dm1_frame(size)
     t = search_tensor(z).reshape(cfg.T - k, cfg.d)
     coef = box(t[:, :M + 2], -1.0, 1.0) * bnd
@@ -94,6 +134,8 @@ def bound_ratio(lhs: Any, rhs: Any) -> Any:
     ``lhs <= rhs(x)`` meets no pole at ``rhs = 0``; ``1 + (lhs - rhs)/(|lhs| + |rhs|)`` when both
     sides are ``<= 0``.  Every form exceeds 1 exactly on a violation.  A 0-d tensor if either side
     is a tensor that needs gradients, a float otherwise."""
+    _side(lhs, "lhs")
+    _side(rhs, "rhs")
     if not any(torch.is_tensor(v) and v.requires_grad for v in (lhs, rhs)):
         lf, rf = float(lhs), float(rhs)
         if rf > 0 and lf <= 2 * rf:
@@ -110,11 +152,14 @@ def bound_ratio(lhs: Any, rhs: Any) -> Any:
 
 def dm1_noise(size: DM1Size, X: torch.Tensor) -> torch.Tensor:
     """The noise ``z`` of :func:`dm1_instance`'s tokens (``X`` minus the noise-free tokens; zero on relevant rows)."""
+    cfg = _check_size(size).cfg
+    X = as_tensor(X, "X", shape=(None, cfg.T, cfg.d))
     return X - _dm1_frame(size)[0]
 
 
 def dm1_relevant(size: DM1Size) -> np.ndarray:
     """The relevant set of :func:`dm1_instance`'s sample: the first ``zeta T`` positions, ``(1, T)`` bool."""
+    _check_size(size)
     rel = np.zeros((1, size.cfg.T), dtype=bool)
     rel[0, :size.cfg.n_relevant] = True
     return rel

@@ -19,7 +19,7 @@ import dataclasses
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import as_array, as_matrix, check_int, check_positive, check_seed
 from attention_theory.deora.model import multi_head_sum
 
 __all__ = ["Teacher", "planted_teacher", "teacher_output", "sample_dm2"]
@@ -31,6 +31,16 @@ class Teacher:
 
     W: np.ndarray
     U: np.ndarray
+
+    def __post_init__(self) -> None:
+        W = as_matrix(self.W, "W")
+        U = as_matrix(self.U, "U")
+        if W.shape[0] != W.shape[1]:
+            raise ValueError(f"W must be square (d, d), got shape {W.shape}")
+        if U.shape[1] != W.shape[0]:
+            raise ValueError(f"U must have shape (T, d) with d = {W.shape[0]} (the size of W), got {U.shape}")
+        object.__setattr__(self, "W", W)
+        object.__setattr__(self, "U", U)
 
     @property
     def T(self) -> int:
@@ -46,15 +56,23 @@ def planted_teacher(T: int, d: int, *, W_norm: float = 3.0, U_norm: float = 1.0,
     """Draw the teacher: Gaussian entries rescaled to ``||W||_F = W_norm``, ``||U||_F = U_norm``."""
     T, d = check_int(T, "T"), check_int(d, "d")
     W_norm, U_norm = check_positive(W_norm, "W_norm"), check_positive(U_norm, "U_norm")
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     W = rng.standard_normal((d, d))
     U = rng.standard_normal((T, d))
     return Teacher(W=W * (W_norm / np.linalg.norm(W)), U=U * (U_norm / np.linalg.norm(U)))
 
 
+def _check_teacher(teacher: object) -> Teacher:
+    if not isinstance(teacher, Teacher):
+        raise TypeError(f"teacher must be a Teacher (planted_teacher(T, d)), got {type(teacher).__name__}")
+    return teacher
+
+
 def teacher_output(Xs: np.ndarray | torch.Tensor, teacher: Teacher) -> np.ndarray:
     """``Phi(X_i; W_star, U_star)`` for a batch ``Xs`` of shape ``(n, T, d)``; returns ``(n,)``."""
-    X = torch.as_tensor(np.asarray(Xs, dtype=np.float64))
+    _check_teacher(teacher)
+    X = torch.as_tensor(as_array(Xs, "Xs"))
     if X.ndim != 3 or tuple(X.shape[1:]) != (teacher.T, teacher.d):
         raise ValueError(f"Xs must have shape (n, {teacher.T}, {teacher.d}), got {tuple(X.shape)}")
     W = torch.as_tensor(teacher.W)
@@ -72,7 +90,9 @@ def sample_dm2(n: int, teacher: Teacher, *, gamma_dm2: float = 0.2, seed: int = 
     yield ``n`` samples (a margin the teacher almost never reaches).
     """
     n = check_int(n, "n")
+    _check_teacher(teacher)
     gamma_dm2 = check_positive(gamma_dm2, "gamma_dm2", allow_zero=True)
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     kept_X, kept_y, drawn, kept = [], [], 0, 0
     for _ in range(check_int(max_rounds, "max_rounds")):

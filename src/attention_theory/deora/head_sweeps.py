@@ -29,15 +29,23 @@ import dataclasses
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import (
+    as_array,
+    as_tensor,
+    check_bool,
+    check_int,
+    check_path,
+    check_positive,
+    check_seed,
+)
 from attention_theory.deora import dm1
 from attention_theory.deora.dm2 import Teacher, planted_teacher, sample_dm2
-from attention_theory.deora.model import multi_head_output_bmm
+from attention_theory.deora.model import multi_head_output_bmm, multi_head_output_bmm_unchecked
 from attention_theory.experiment import Experiment, Part, PartResult, RunContext, nonnegative_int
 
 __all__ = ["TrainSpec", "heads_output", "init_heads", "train_heads",
@@ -102,6 +110,7 @@ def init_heads(B: int, H: int, T: int, d: int, *, scale: float = 0.0,
                seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """Initial ``(Us, Ws)``: zero (the paper) or i.i.d. ``N(0, scale^2)`` (symmetry breaking)."""
     B, H, T, d = (check_int(v, k) for k, v in (("B", B), ("H", H), ("T", T), ("d", d)))
+    check_seed(seed, "seed")
     if scale == 0:
         return torch.zeros(B, H, T, d, dtype=DTYPE), torch.zeros(B, H, d, d, dtype=DTYPE)
     check_positive(scale, "scale")
@@ -116,6 +125,8 @@ def reduced_single_head_spec(spec: TrainSpec, H: int) -> TrainSpec:
     With ``V = sqrt(H) U``: GD and momentum take steps ``(eta, eta / H)`` on ``(V, W)``; Adam
     takes ``(sqrt(H) eta, eta)`` with epsilons ``(sqrt(H) eps, H eps)``.
     """
+    if not isinstance(spec, TrainSpec):
+        raise TypeError(f"spec must be a TrainSpec, got {type(spec).__name__}")
     H = check_int(H, "H")
     if not all(isinstance(v, (int, float)) for v in (spec.lr_U, spec.lr_W, spec.eps_U, spec.eps_W)):
         raise TypeError("reduced_single_head_spec needs scalar step sizes and epsilons")
@@ -137,9 +148,29 @@ def _per_trial(value: float | tuple[float, ...], B: int, name: str) -> float | t
 def log_steps(steps: int, count: int = 60) -> np.ndarray:
     """About ``count`` log-spaced iteration indices in ``[0, steps]``, always with 0, 1, 10, 100 and ``steps``."""
     steps = check_int(steps, "steps", minimum=0)
+    count = check_int(count, "count")
     pts = np.unique(np.concatenate([np.round(np.logspace(0, math.log10(max(steps, 1)), count)),
                                     [0, 1, 10, 100, steps]]).astype(int))
     return pts[pts <= steps]
+
+
+def _record_steps(record_at: Any) -> set[int]:
+    """The step indices of ``record_at``: a non-empty 1-d sequence of integers ``>= 0``."""
+    if isinstance(record_at, (str, bytes)):
+        raise TypeError(f"record_at must be a sequence of step indices, got {record_at!r}")
+    try:
+        arr = np.asarray(record_at)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(f"record_at must be a sequence of step indices: {exc}") from None
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"record_at must contain integers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"record_at must be a non-empty 1-d sequence of steps, got shape {arr.shape}")
+    if arr.dtype.kind == "f" and not (np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+        raise ValueError("record_at must contain integers (finite, whole numbers)")
+    if np.any(arr < 0):
+        raise ValueError(f"record_at must contain steps >= 0, got {arr.min()}")
+    return set(int(k) for k in arr)
 
 
 def _alignment(A: torch.Tensor, A_star: torch.Tensor) -> torch.Tensor:
@@ -162,20 +193,48 @@ def train_heads(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, H: int, spec: TrainSp
     alignments (DM2).  Returns a dict of arrays of shape ``(len(record_at), B)`` plus the final
     parameters; ``record_at`` defaults to :func:`log_steps`.
     """
-    Xtr, ytr, Xte, yte = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in (Xtr, ytr, Xte, yte))
-    if Xtr.ndim != 4 or Xte.ndim != 4 or ytr.shape != Xtr.shape[:2] or yte.shape != Xte.shape[:2]:
-        raise ValueError("Xtr/Xte must be (B, n, T, d) and ytr/yte (B, n)")
-    B, _, T, d = Xtr.shape
+    # every argument is checked here, once: the training loop below runs unchecked kernels
+    Xtr, Xte = as_array(Xtr, "Xtr", ndim=4), as_array(Xte, "Xte", ndim=4)
+    B, n, T, d = Xtr.shape
+    ytr, yte = as_array(ytr, "ytr", ndim=2), as_array(yte, "yte", ndim=2)
+    if ytr.shape != (B, n):
+        raise ValueError(f"ytr must have shape (B, n) = {(B, n)} like Xtr, got {ytr.shape}")
+    if Xte.shape[2:] != (T, d):
+        raise ValueError(f"Xte must have shape (B, n', {T}, {d}) like Xtr, got {Xte.shape}")
+    if yte.shape != Xte.shape[:2]:
+        raise ValueError(f"yte must have shape (B, n') = {Xte.shape[:2]} like Xte, got {yte.shape}")
+    Xtr, ytr, Xte, yte = (torch.as_tensor(a) for a in (Xtr, ytr, Xte, yte))
     H = check_int(H, "H")
-    Us, Ws = init if init is not None else init_heads(B, H, T, d)
+    if not isinstance(spec, TrainSpec):
+        raise TypeError(f"spec must be a TrainSpec, got {type(spec).__name__}")
+    if init is None:
+        Us, Ws = init_heads(B, H, T, d)
+    else:
+        if isinstance(init, (str, bytes)) or not isinstance(init, (tuple, list)) or len(init) != 2:
+            raise TypeError(f"init must be a pair (Us, Ws) of tensors, got {type(init).__name__}")
+        Us, Ws = as_tensor(init[0], "init[0] (Us)"), as_tensor(init[1], "init[1] (Ws)")
     if tuple(Us.shape) != (B, H, T, d) or tuple(Ws.shape) != (B, H, d, d):
         raise ValueError(f"init must have shapes {(B, H, T, d)} and {(B, H, d, d)}")
     Us, Ws = Us.clone().to(DTYPE), Ws.clone().to(DTYPE)
-    rec = set(int(k) for k in (record_at if record_at is not None else log_steps(spec.steps)))
-    mask = None if relevant is None else torch.as_tensor(np.asarray(relevant, dtype=bool))
+    rec = _record_steps(record_at if record_at is not None else log_steps(spec.steps))
+    mask = None
+    if relevant is not None:
+        rel = as_array(relevant, "relevant", ndim=3)
+        if rel.shape != (B, n, T):
+            raise ValueError(f"relevant must have shape (B, n, T) = {(B, n, T)}, got {rel.shape}")
+        mask = torch.as_tensor(np.asarray(relevant, dtype=bool))
     tW = tU = None
     if teacher is not None:
-        tW, tU = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in teacher)
+        if isinstance(teacher, (str, bytes)) or not isinstance(teacher, (tuple, list)) or len(teacher) != 2:
+            raise TypeError(f"teacher must be a pair (W_star, U_star) of arrays, got {type(teacher).__name__}")
+        tW = as_array(teacher[0], "teacher[0] (W_star)", ndim=3)
+        tU = as_array(teacher[1], "teacher[1] (U_star)", ndim=3)
+        if tW.shape[0] not in (1, B) or tW.shape[1:] != (d, d):
+            raise ValueError(f"teacher[0] (W_star) must have shape (B, {d}, {d}) with B = {B}, got {tW.shape}")
+        if tU.shape[0] not in (1, B) or tU.shape[1:] != (T, d):
+            raise ValueError(f"teacher[1] (U_star) must have shape (B, {T}, {d}) with B = {B}, got {tU.shape}")
+        tW, tU = torch.as_tensor(tW), torch.as_tensor(tU)
+    progress = check_bool(progress, "progress")
     lr_U, lr_W, eps_U, eps_W = (_per_trial(getattr(spec, k), B, k) for k in ("lr_U", "lr_W", "eps_U", "eps_W"))
     state = {k: torch.zeros_like(v) for k, v in (("mU", Us), ("vU", Us), ("mW", Ws), ("vW", Ws))}
     logs: dict[str, list] = {k: [] for k in ("step", "train_loss", "test_loss", "train_acc", "test_acc",
@@ -190,11 +249,11 @@ def train_heads(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, H: int, spec: TrainSp
     for k in it:
         Us.requires_grad_(True)
         Ws.requires_grad_(True)
-        out, S = heads_output(Us, Ws, Xtr)
+        out, S = multi_head_output_bmm_unchecked(Xtr, Ws, Us)
         losses = torch.nn.functional.softplus(-ytr * out).mean(dim=1)
         if k in rec:
             with torch.no_grad():
-                out_te, _ = heads_output(Us, Ws, Xte)
+                out_te, _ = multi_head_output_bmm_unchecked(Xte, Ws, Us)
                 Unorm = Us.flatten(1).norm(dim=1)
                 margins = ytr * out / Unorm.clamp_min(1e-300).unsqueeze(1)
                 logs["step"].append(k)
@@ -255,6 +314,8 @@ def app_g_dm1_config(**overrides: Any) -> dm1.DM1Config:
 
 def gamma_attn_dm1(cfg: dm1.DM1Config) -> float:
     """``gamma_attn = S sqrt(T / 2)`` (``deora-eq-9``, one relevant token); ``2 sqrt 5`` in App. G."""
+    if not isinstance(cfg, dm1.DM1Config):
+        raise TypeError(f"cfg must be a DM1Config, got {type(cfg).__name__}")
     return cfg.S * math.sqrt(cfg.T / 2)
 
 
@@ -264,8 +325,12 @@ def dm1_trials(trials: int, n_train: int, n_test: int, *, cfg: dm1.DM1Config | N
 
     Returns ``Xtr (B, n, T, d)``, ``ytr (B, n)``, ``rel_tr (B, n, T)`` and the same for the test set.
     """
+    trials, n_train, n_test = check_int(trials, "trials"), check_int(n_train, "n_train"), check_int(n_test, "n_test")
+    check_seed(seed, "seed")
+    if cfg is not None and not isinstance(cfg, dm1.DM1Config):
+        raise TypeError(f"cfg must be a DM1Config or None, got {type(cfg).__name__}")
     cfg = cfg or app_g_dm1_config()
-    tr = [dm1.sample(cfg, n_train, seed=seed + j) for j in range(check_int(trials, "trials"))]
+    tr = [dm1.sample(cfg, n_train, seed=seed + j) for j in range(trials)]
     te = [dm1.sample(cfg, n_test, seed=20_000 + seed + j) for j in range(trials)]
     return dict(Xtr=np.stack([s.X for s in tr]), ytr=np.stack([s.y for s in tr]),
                 rel_tr=np.stack([s.relevant for s in tr]), Xte=np.stack([s.X for s in te]),
@@ -276,8 +341,10 @@ def dm1_trials(trials: int, n_train: int, n_test: int, *, cfg: dm1.DM1Config | N
 def dm2_trials(trials: int, n_train: int, n_test: int, *, T: int = 10, d: int = 5,
                W_norm: float = 3.0, gamma_dm2: float = 0.2, seed: int = 0) -> dict[str, Any]:
     """Stacked DM2 data sets, one planted teacher per trial (seeds ``seed + trial``)."""
+    trials, n_train, n_test = check_int(trials, "trials"), check_int(n_train, "n_train"), check_int(n_test, "n_test")
+    check_seed(seed, "seed")
     Xtr, ytr, Xte, yte, Wst, Ust, acc = [], [], [], [], [], [], []
-    for j in range(check_int(trials, "trials")):
+    for j in range(trials):
         teacher: Teacher = planted_teacher(T, d, W_norm=W_norm, seed=seed + j)
         X, y, a = sample_dm2(n_train, teacher, gamma_dm2=gamma_dm2, seed=10_000 + seed + j)
         Xt, yt, _ = sample_dm2(n_test, teacher, gamma_dm2=gamma_dm2, seed=20_000 + seed + j)
@@ -311,11 +378,20 @@ def sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
         raise ValueError(f"lr_rule must be one of {LR_RULES}, got {lr_rule!r}")
     if engine not in ("heads", "reduced"):
         raise ValueError(f"engine must be 'heads' or 'reduced', got {engine!r}")
+    if not isinstance(data, Mapping):
+        raise TypeError(f"data must be a dict (from dm1_trials or dm2_trials), got {type(data).__name__}")
+    missing = [k for k in ("Xtr", "ytr", "Xte", "yte") if k not in data]
+    if missing:
+        raise ValueError(f"data lacks the entries {missing} (see dm1_trials, dm2_trials)")
+    if isinstance(Hs, (str, bytes)) or not hasattr(Hs, "__iter__"):
+        raise TypeError(f"Hs must be a sequence of head counts, got {Hs!r}")
+    Hs = list(Hs)
     if not Hs:
         raise ValueError("Hs must not be empty")
-    Hs = [check_int(H, "H") for H in Hs]
+    Hs = [check_int(H, f"Hs[{i}]") for i, H in enumerate(Hs)]
     check_positive(lr, "lr")
     check_positive(init_scale, "init_scale", allow_zero=True)
+    progress = check_bool(progress, "progress")
     if engine == "reduced" and init_scale > 0:
         raise ValueError("the reduced engine holds only from the zero initialization (init_scale = 0)")
     teacher = (data["W_star"], data["U_star"]) if "W_star" in data else None
@@ -400,13 +476,21 @@ def _prefix_agreement(data: dict[str, Any], Hs: list[int], opt: str, rule: str, 
     return {"steps": steps, "max_log_gap": gap, "max_param_gap": params, "max_head_spread": spread}
 
 
+def _check_figure(fig: Any) -> None:
+    if not isinstance(fig, str):
+        raise TypeError(f"fig must be a figure name (one of {sorted(FIGURE_SETTINGS)}), got {fig!r}")
+    if fig not in FIGURE_SETTINGS:
+        raise ValueError(f"fig must be a figure name, one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
+
+
 def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_prefix: int = 0,
                progress: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run one figure's sweeps; returns ``(data block, config)`` for :func:`~attention_theory.results.write_result`."""
-    if fig not in FIGURE_SETTINGS:
-        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
+    _check_figure(fig)
     if scale not in ("smoke", "full"):
         raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
+    verify_prefix = check_int(verify_prefix, "verify_prefix", minimum=0)
+    progress = check_bool(progress, "progress")
     model = FIGURE_SETTINGS[fig]["data"]
     init_scale = FIGURE_SETTINGS[fig].get("init_scale", 0.0)
     if init_scale > 0:
@@ -470,8 +554,9 @@ def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
     """
     from attention_theory.results import read_result
 
-    if fig not in FIGURE_SETTINGS:
-        raise ValueError(f"figure must be one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
+    _check_figure(fig)
+    if path is not None:
+        check_path(path, "path")
     obj = read_result(Path(path) if path is not None else results_dir() / f"{fig}.json")
     runs = {key: {int(H): {k: (np.asarray(v, dtype=float) if isinstance(v, list) else v) for k, v in r.items()}
                   for H, r in per_h.items()}

@@ -12,12 +12,13 @@ evaluate them (chapter ``book/deora/initialization.md``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import check_int, check_positive, check_seed
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -67,6 +68,7 @@ def good_init_constants(theta0: Any, Xs: Any, ys: Any, H: int, *,
 
 def flin_tokens(n: int, T: int, d: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Fixture ``F-lin``: ``X_i = 1_T (y_i e_1)^T`` (identical unit tokens), random labels."""
+    seed = check_seed(seed)
     return noisy_lin_tokens(n, T, d, signal=1.0, seed=seed)
 
 
@@ -85,12 +87,25 @@ def prop7_instance_config() -> dict[str, Any]:
 
 
 _P7_CACHE: dict[tuple, dict[str, Any]] = {}
+_P7_KEYS = ("T", "d", "n", "eps", "signal", "init_scale", "seed")
+
+
+def _p7_cfg(cfg: Any) -> dict[str, Any]:
+    """A copy of the instance configuration (the default when ``None``), with the keys it needs."""
+    if cfg is None:
+        return dict(prop7_instance_config())
+    if not isinstance(cfg, Mapping):
+        raise TypeError(f"cfg must be a dict like prop7_instance_config() (or None), got {type(cfg).__name__}")
+    missing = [k for k in _P7_KEYS if k not in cfg]
+    if missing:
+        raise ValueError(f"cfg lacks the key(s) {missing} (see prop7_instance_config())")
+    return dict(cfg)
 
 
 def prop7_instance(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the certified instance: constants of Definition 1 at ``H`` heads, where ``H`` meets the
     corrected (98) for the constants measured at that ``H`` (fixed point over a few rounds)."""
-    cfg = dict(prop7_instance_config() if cfg is None else cfg)
+    cfg = _p7_cfg(cfg)
     key = tuple(sorted(cfg.items()))
     if key in _P7_CACHE:
         return _P7_CACHE[key]
@@ -115,7 +130,16 @@ def prop7_scan(Hs: list[int], cfg: dict[str, Any] | None = None) -> list[dict[st
     data of the certified instance (fresh random heads of the same norm for each ``H``), whether or
     not the head condition holds.  Returns per ``H`` the measured constants, the witness loss, its
     smallest margin and the head count the corrected (98) would require."""
-    cfg = dict(prop7_instance_config() if cfg is None else cfg)
+    if isinstance(Hs, (str, bytes)) or not isinstance(Hs, (list, tuple, np.ndarray)):
+        raise TypeError(f"Hs must be a list of head counts, got {type(Hs).__name__}")
+    if len(Hs) == 0:
+        raise ValueError("Hs must not be empty")
+    for H in Hs:
+        if isinstance(H, bool) or not isinstance(H, (int, np.integer)):
+            raise TypeError(f"Hs must contain integers (head counts), got {H!r}")
+        if H < 1:
+            raise ValueError(f"Hs must contain head counts >= 1, got {H}")
+    cfg = _p7_cfg(cfg)
     T, d, n, eps = cfg["T"], cfg["d"], cfg["n"], cfg["eps"]
     Xs, ys = noisy_lin_tokens(n, T, d, signal=cfg["signal"], seed=cfg["seed"])
     Xt, yt = torch.as_tensor(Xs), torch.as_tensor(ys)

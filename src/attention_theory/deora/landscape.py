@@ -18,10 +18,20 @@ import numpy as np
 import scipy.optimize as so
 import torch
 
+from attention_theory._validate import (
+    as_tensor,
+    as_vector,
+    check_bool,
+    check_int,
+    check_positive,
+    check_real,
+    check_rng,
+    check_seed,
+    reject_complex,
+)
 from attention_theory.config import cached_per_scale, pick, scale
 from attention_theory.deora import model as md
 from attention_theory.foundations import hessian as hs
-from attention_theory.foundations.tensors import f64
 
 __all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid', 'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_closed_form', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
 
@@ -29,15 +39,90 @@ __all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identic
 DT = torch.float64
 
 
+def _data(Xs: Any, ys: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """Validated data ``Xs (n, T, d)``, ``ys (n,)`` as float64 tensors (a float64 tensor is kept as it
+    is, with its autograd graph)."""
+    Xs = as_tensor(Xs, "Xs", ndim=3)
+    ys = as_tensor(ys, "ys", shape=(Xs.shape[0],))
+    return Xs, ys
+
+
+def _flat_params(theta: Any, name: str, H: int, T: int, d: int) -> torch.Tensor:
+    """A flat parameter vector of ``H (T d + d^2)`` entries as a float64 tensor (graph kept)."""
+    theta = as_tensor(theta, name, ndim=1)
+    p = H * md.head_size(T, d)
+    if theta.shape[0] != p:
+        raise ValueError(f"{name} must have H (T d + d^2) = {p} entries, got {theta.shape[0]}")
+    return theta
+
+
+def search_point(z: Any, name: str, dim: int) -> None:
+    """A search point: a real vector of ``dim`` finite entries, a numpy array (Nelder-Mead) or a tensor
+    (L-BFGS, its graph untouched).  O(dim) checks, once per objective call."""
+    if z is None or isinstance(z, (str, bytes, bool)):
+        raise TypeError(f"{name} must be a vector of numbers, got {type(z).__name__}")
+    if torch.is_tensor(z):
+        if z.is_complex() or z.dtype == torch.bool:
+            raise TypeError(f"{name} must be real-valued, got dtype {z.dtype}")
+        t = z.detach()
+    else:
+        reject_complex(z, name)
+        try:
+            t = np.asarray(z, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a vector of numbers: {exc}") from None
+    if tuple(t.shape) != (dim,):
+        raise ValueError(f"{name} must have shape ({dim},), got {tuple(t.shape)}")
+    finite = bool(torch.isfinite(t).all()) if torch.is_tensor(t) else bool(np.isfinite(t).all())
+    if not finite:
+        raise ValueError(f"{name} must contain only finite values")
+
+
+def _size_td(size: Any) -> tuple[int, int]:
+    """A size ``(T, d)`` of positive integers."""
+    if isinstance(size, (str, bytes)) or not isinstance(size, (tuple, list)):
+        raise TypeError(f"size must be a pair (T, d) of positive integers, got {size!r}")
+    if len(size) != 2:
+        raise ValueError(f"size must be a pair (T, d) of positive integers, got {size!r}")
+    for v in size:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"size must be a pair (T, d) of positive integers, got {size!r}")
+        if v < 1:
+            raise ValueError(f"size must be a pair (T, d) of positive integers, got {size!r}")
+    return int(size[0]), int(size[1])
+
+
+def _head_counts(Hs: Any) -> tuple[int, ...]:
+    """A non-empty sequence of head counts ``>= 1``, as a tuple of ints."""
+    if isinstance(Hs, (str, bytes)) or not isinstance(Hs, (tuple, list, np.ndarray)):
+        raise TypeError(f"Hs must be a sequence of head counts, got {type(Hs).__name__}")
+    if len(Hs) == 0:
+        raise ValueError("Hs must not be empty")
+    out = []
+    for H in Hs:
+        if isinstance(H, bool) or not isinstance(H, (int, np.integer)):
+            raise TypeError(f"Hs must contain integers (head counts), got {H!r}")
+        if H < 1:
+            raise ValueError(f"Hs must contain head counts >= 1, got {H}")
+        out.append(int(H))
+    return tuple(out)
+
+
 def risk_fn(Xs: Any, ys: Any, H: int) -> Callable[[torch.Tensor], torch.Tensor]:
     """``theta -> L^(theta)`` (logistic empirical risk of Eq. (2)) for fixed data ``Xs (n,T,d)``, ``ys (n,)``."""
-    Xs, ys = f64(Xs), f64(ys)
+    Xs, ys = _data(Xs, ys)
+    H = check_int(H, "H")
     return lambda th: md.empirical_risk(th, Xs, ys, H)
 
 
 def risk_batch(thetas: torch.Tensor, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     """Empirical risk at many parameter vectors at once: ``thetas (m, p) -> (m,)``."""
-    Xs, ys = f64(Xs), f64(ys)
+    Xs, ys = _data(Xs, ys)
+    H = check_int(H, "H")
+    thetas = as_tensor(thetas, "thetas", ndim=2)
+    p = H * md.head_size(Xs.shape[1], Xs.shape[2])
+    if thetas.shape[1] != p:
+        raise ValueError(f"thetas must have H (T d + d^2) = {p} columns, got {thetas.shape[1]}")
     out = md.multi_head_output_flat(thetas, Xs, H)     # data (n, T, d) against (m, p): (m, n)
     return torch.nn.functional.softplus(-ys * out).mean(dim=1)
 
@@ -48,7 +133,11 @@ def risk_closed_form(theta: torch.Tensor, Xs: torch.Tensor, ys: torch.Tensor, H:
     head and sample by sample (differentiable; much cheaper than ``torch.func.hessian`` at the small
     sizes the adversarial searches use).  ``Xs (n, T, d)``, ``ys (n,)``; ``hessian=False`` skips the
     Hessian (returned as ``None``)."""
+    Xs, ys = _data(Xs, ys)
+    H = check_int(H, "H")
+    hessian = check_bool(hessian, "hessian")
     n, T, d = Xs.shape
+    theta = _flat_params(theta, "theta", H, T, d)
     Us, Ws = md.unpack_heads(theta, H, T, d)
     s = 1.0 / math.sqrt(H)
     L = torch.zeros((), dtype=DT)
@@ -71,13 +160,15 @@ def risk_closed_form(theta: torch.Tensor, Xs: torch.Tensor, ys: torch.Tensor, H:
 
 def norm_2inf(theta: Any, H: int, T: int, d: int) -> float:
     """``||theta~||_{2,inf} = max_h ||theta_h||``."""
-    th = f64(theta).reshape(H, md.head_size(T, d))
+    H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
+    th = _flat_params(theta, "theta", H, T, d).reshape(H, md.head_size(T, d))
     return float(torch.linalg.norm(th, dim=1).max())
 
 
 def max_U_norm(theta: Any, H: int, T: int, d: int) -> float:
     """``m_U = max_h ||U_h||_F`` (Lemma 6; the footnote's sharper choice)."""
-    Us, _ = md.unpack_heads(f64(theta), H, T, d)
+    H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
+    Us, _ = md.unpack_heads(_flat_params(theta, "theta", H, T, d), H, T, d)
     return float(torch.linalg.norm(Us.reshape(H, -1), dim=1).max())
 
 
@@ -85,6 +176,10 @@ def random_heads(rng: np.random.Generator, H: int, T: int, d: int, *, u_scale: f
                  w_scale: float = 1.0) -> torch.Tensor:
     """IID heads: ``U_h`` entries ``N(0, u_scale^2/(T d))``, ``W_h`` entries ``N(0, w_scale^2/d^2)``,
     so ``E ||U_h||_F^2 = u_scale^2`` and ``E ||W_h||_F^2 = w_scale^2``; flat ``(H (Td + d^2),)``."""
+    rng = check_rng(rng)
+    H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
+    u_scale = check_positive(u_scale, "u_scale", allow_zero=True)
+    w_scale = check_positive(w_scale, "w_scale", allow_zero=True)
     Us = rng.standard_normal((H, T, d)) * u_scale / math.sqrt(T * d)
     Ws = rng.standard_normal((H, d, d)) * w_scale / d
     return md.pack_heads(Us, Ws)
@@ -96,8 +191,14 @@ def segment_max(values_at: Callable[[np.ndarray], np.ndarray], *, grid: int = 20
 
     ``values_at(alphas (m,)) -> (m,)``.  Returns ``(max value, argmax alpha)``.
     """
+    if not callable(values_at):
+        raise TypeError(f"values_at must be callable (alphas -> values), got {type(values_at).__name__}")
+    grid = check_int(grid, "grid", minimum=2)
+    refine = check_bool(refine, "refine")
     al = np.linspace(0.0, 1.0, grid)
     v = np.asarray(values_at(al), dtype=np.float64)
+    if v.shape != (grid,):
+        raise ValueError(f"values_at must return one value per alpha, shape ({grid},), got {v.shape}")
     i = int(np.argmax(v))
     best, arg = float(v[i]), float(al[i])
     if refine and 0 < i < grid - 1:
@@ -117,8 +218,14 @@ def loss_hessian_decomposition(theta: torch.Tensor, Xs: Any, ys: Any, H: int, *,
     ``terms`` switches the Gauss-Newton and the curvature term on or off and
     ``curvature_sign`` multiplies the second (for negative controls).
     """
-    Xs, ys = f64(Xs), f64(ys)
+    Xs, ys = _data(Xs, ys)
+    H = check_int(H, "H")
+    if isinstance(terms, (str, bytes)) or not isinstance(terms, (tuple, list)) or len(terms) != 2:
+        raise TypeError(f"terms must be a pair of booleans (Gauss-Newton, curvature), got {terms!r}")
+    terms = (check_bool(terms[0], "terms"), check_bool(terms[1], "terms"))
+    curvature_sign = check_real(curvature_sign, "curvature_sign")
     n, T, d = Xs.shape
+    theta = _flat_params(theta, "theta", H, T, d)
 
     def phi(th: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         Us, Ws = md.unpack_heads(th, H, T, d)
@@ -138,14 +245,26 @@ def loss_hessian_decomposition(theta: torch.Tensor, Xs: Any, ys: Any, H: int, *,
     return out / n
 
 
-def loss_and_grad(loss, th):
+def loss_and_grad(loss: Callable[[torch.Tensor], torch.Tensor], th: torch.Tensor
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(loss(th), grad loss(th))`` (both detached) at a flat parameter vector ``th`` (a real
+    floating-point tensor, its dtype kept)."""
+    if not callable(loss):
+        raise TypeError(f"loss must be callable (theta -> scalar tensor), got {type(loss).__name__}")
+    if not isinstance(th, torch.Tensor):
+        raise TypeError(f"th must be a torch.Tensor (flat parameters), got {type(th).__name__}")
+    if not th.is_floating_point():
+        raise TypeError(f"th must be a real floating-point tensor, got dtype {th.dtype}")
+    if th.dim() != 1 or th.numel() == 0:
+        raise ValueError(f"th must be a non-empty flat vector, got shape {tuple(th.shape)}")
+    if not math.isfinite(float(th.detach().sum())) and not bool(torch.isfinite(th.detach()).all()):
+        raise ValueError("th must contain only finite values")
     t = th.detach().clone().requires_grad_(True)
     v = loss(t)
     (g,) = torch.autograd.grad(v, t)
     return v.detach(), g.detach()
 
 
-@cached_per_scale(maxsize=4)
 def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int = 8,
                             u_scale: float = 2.0, w_scale: float = 3.0, seed: int = 104,
                             exact_limit: int = 160) -> dict[str, list]:
@@ -158,6 +277,18 @@ def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int 
     Lanczos is also run, for validation.  Returns lists keyed ``H``, ``lam``, ``L``,
     ``b`` (``||theta||_{2,inf}``), ``method``, ``lanczos`` (Lanczos value or None).
     """
+    Hs = _head_counts(Hs)
+    T, d, n = check_int(T, "T"), check_int(d, "d"), check_int(n, "n")
+    u_scale = check_positive(u_scale, "u_scale", allow_zero=True)
+    w_scale = check_positive(w_scale, "w_scale", allow_zero=True)
+    seed = check_seed(seed)
+    exact_limit = check_int(exact_limit, "exact_limit", minimum=0)
+    return _weak_convexity_vs_heads(Hs, T, d, n, u_scale, w_scale, seed, exact_limit)
+
+
+@cached_per_scale(maxsize=4)
+def _weak_convexity_vs_heads(Hs: tuple[int, ...], T: int, d: int, n: int, u_scale: float, w_scale: float,
+                             seed: int, exact_limit: int) -> dict[str, list]:
     rng = np.random.default_rng(seed)
     Xs, ys = md.sample_bounded_tokens(n, T, d, 1.0, seed=seed)
     Hmax = max(Hs)
@@ -185,9 +316,13 @@ def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int 
     return out
 
 
+weak_convexity_vs_heads.cache_clear = _weak_convexity_vs_heads.cache_clear  # type: ignore[attr-defined]
+
+
 def _identical_head_parts(size: tuple[int, int], z: Any, R: float = 1.0) -> tuple[Any, Any]:
     """``z = (tokens of one sample, one head)``; the tokens are pulled into the ball ``||x_t|| <= R``."""
-    T, d = size
+    T, d = _size_td(size)
+    search_point(z, "z", T * d + md.head_size(T, d))
     z = torch.as_tensor(z, dtype=torch.float64)
     X = z[:T * d].reshape(1, T, d)
     X = X / torch.clamp(torch.linalg.vector_norm(X, dim=2, keepdim=True) / R, min=1.0)
@@ -197,7 +332,9 @@ def _identical_head_parts(size: tuple[int, int], z: Any, R: float = 1.0) -> tupl
 def identical_head_ratio(size: tuple[int, int], z: Any, H: int = 1, R: float = 1.0) -> torch.Tensor:
     """``max(0, -lambda_min(Hess L)) / (beta3(||theta||_{2,inf}) L / sqrt(H))`` for ``H`` identical
     copies of the head in ``z`` on one sample (label ``+1``; exact Hessian, differentiable)."""
-    T, d = size
+    T, d = _size_td(size)
+    H = check_int(H, "H")
+    R = check_positive(R, "R")
     X, head = _identical_head_parts(size, z, R)
     y = torch.ones(1, dtype=torch.float64)
     th = head.repeat(H)
@@ -208,7 +345,6 @@ def identical_head_ratio(size: tuple[int, int], z: Any, H: int = 1, R: float = 1
     return torch.clamp(-lam, min=0.0) / (b3 * f(th) / math.sqrt(H))
 
 
-@cached_per_scale(maxsize=2)
 def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, int], ...] = ((2, 1), (2, 2)),
                                    *, restarts: int = 3, steps: int = 60, seed: int = 105,
                                    exact_limit: int = 160) -> dict[str, Any]:
@@ -224,6 +360,24 @@ def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, 
     (the search's budget and best instance), ``search_result`` (the
     :class:`~attention_theory.search.SizedSearch` itself) and the instance, ``X`` and ``head``.
     """
+    Hs = _head_counts(Hs)
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"sizes must be a sequence of pairs (T, d), got {sizes!r}")
+    if len(sizes) == 0:
+        raise ValueError("sizes must not be empty")
+    try:
+        sizes = tuple(_size_td(s) for s in sizes)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"sizes: {exc}") from None
+    restarts, steps = check_int(restarts, "restarts"), check_int(steps, "steps")
+    seed = check_seed(seed)
+    exact_limit = check_int(exact_limit, "exact_limit", minimum=0)
+    return _identical_heads_weak_convexity(Hs, sizes, restarts, steps, seed, exact_limit)
+
+
+@cached_per_scale(maxsize=2)
+def _identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, int], ...], restarts: int,
+                                    steps: int, seed: int, exact_limit: int) -> dict[str, Any]:
     from attention_theory.search import maximize_over_sizes
 
     def obj(size: tuple[int, int], z: Any) -> Any:
@@ -256,6 +410,10 @@ def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, 
     return out
 
 
+identical_heads_weak_convexity.cache_clear = (  # type: ignore[attr-defined]
+    _identical_heads_weak_convexity.cache_clear)
+
+
 def identical_heads_grid() -> tuple[int, ...]:
     """Head counts of the identical-heads family (Corollary 1 (3) at large ``H``)."""
     return pick((1, 4, 16, 64, 256), (1, 4, 16, 64, 256, 1024))
@@ -268,8 +426,15 @@ def heads_grid() -> tuple[int, ...]:
 
 def glqc_1d_ratio(c: float, f: np.ndarray, g0: float, g1: float) -> float:
     """Solve ``g'' = -c g + f`` on ``[0, 1]`` with ``g(0) = g0``, ``g(1) = g1`` (finite
-    differences on the grid of ``f``) and return ``max g / (g0 v g1)``."""
+    differences on the grid of ``f``) and return ``max g / (g0 v g1)``, or NaN when ``g`` is not
+    positive on the grid (not an instance of the comparison).  ``g0, g1 > 0``, ``f`` at least 3 points."""
     import scipy.linalg as sl
+
+    c = check_real(c, "c")
+    f = as_vector(f, "f")
+    if f.size < 3:
+        raise ValueError(f"f must have at least 3 grid points, got {f.size}")
+    g0, g1 = check_positive(g0, "g0"), check_positive(g1, "g1")
 
     N = f.size
     h = 1.0 / (N - 1)

@@ -72,8 +72,17 @@ class Lexicon:
     min_valence: float
 
     def __post_init__(self) -> None:
+        for name in ("positive", "negative"):
+            words = getattr(self, name)
+            if not isinstance(words, tuple) or not all(isinstance(w, str) and w for w in words):
+                raise TypeError(f"{name} must be a tuple of non-empty words, got {words!r}")
         if not self.positive or not self.negative:
             raise ValueError("a lexicon needs at least one positive and one negative polar word")
+        if not isinstance(self.tenths, dict) or not all(
+                isinstance(w, str) and isinstance(t, (int, np.integer)) and not isinstance(t, bool)
+                for w, t in self.tenths.items()):
+            raise TypeError(f"tenths must be a dict word -> valence in integer tenths, got {self.tenths!r}")
+        check_positive(self.min_valence, "min_valence")
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -231,6 +240,8 @@ class WordVocab:
     """
 
     def __init__(self, words: Iterable[str]):
+        if isinstance(words, (str, bytes)) or not hasattr(words, "__iter__"):
+            raise TypeError(f"words must be an iterable of words (not one string), got {words!r}")
         words = list(words)
         if not all(isinstance(w, str) and w for w in words):
             raise TypeError("words must be non-empty strings")

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_positive, check_probability
+from attention_theory._validate import as_vector, check_int, check_positive, check_probability, check_real
 
 __all__ = [
     "zbar", "noise_norm_bound", "radius_dm1", "gamma_star", "gamma_star_parts", "gamma_lin",
@@ -78,6 +78,7 @@ def gamma_star_parts(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: f
     Zb = zbar(Z_mu, Z_nu)
     Z = check_positive(Z, "Z", allow_zero=True)
     P = check_positive(P, "P", allow_zero=True)
+    t_power = check_real(t_power, "t_power")
     w = T * (1 - zeta) * zeta / (4 * math.sqrt(2 * (M + 1))) * (
         zeta * S**4 - 7 * Zb * S**2 - 12 * Zb**2 - 16 * Zb**3 / S**2)
     return {"w": w, "p": -P * T**t_power * (S + Z) ** 3, "u": gamma_lin(T, zeta, S, Z_mu)}
@@ -142,10 +143,16 @@ def prop3_threshold(S: float, M: int, zeta: float, eps: float) -> float:
     return max(0.0, 8 * math.sqrt(2 * (M + 1)) / (3 * S**2) * math.log((1 / zeta - 1) / eps))
 
 
+def _tzs(T: Any, zeta: Any, S: Any, Z_mu: Any, Z_nu: Any) -> tuple[int, float, float, float, float]:
+    """Validated ``T, zeta, S, Z_mu, Z_nu`` of Eqs. (112)-(113)."""
+    return (check_int(T, "T"), _zeta(zeta), check_positive(S, "S"),
+            check_positive(Z_mu, "Z_mu", allow_zero=True), check_positive(Z_nu, "Z_nu", allow_zero=True))
+
+
 def eq112_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: float | None = None) -> float:
     """Right side of Eq. (112); ``lead`` replaces the coefficient ``zeta`` of ``S^6`` (negative controls)."""
-    z = _zeta(zeta)
-    lead = z if lead is None else lead
+    T, z, S, Z_mu, Z_nu = _tzs(T, zeta, S, Z_mu, Z_nu)
+    lead = z if lead is None else check_real(lead, "lead")
     return T * (lead * S**6 - z * (1 - z) * (Z_mu + Z_nu) * S**4
                 - 2 * (1 - z) * (z + 2 * (1 - z)) * Z_mu**2 * S**2
                 - 4 * (1 - z) ** 2 * Z_mu**2 * (Z_mu + Z_nu))
@@ -153,8 +160,8 @@ def eq112_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: flo
 
 def eq113_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: float | None = None) -> float:
     """Right side of Eq. (113); ``lead`` replaces ``zeta^2`` in ``-zeta^2 S^6``."""
-    z = _zeta(zeta)
-    lead = z**2 if lead is None else lead
+    T, z, S, Z_mu, Z_nu = _tzs(T, zeta, S, Z_mu, Z_nu)
+    lead = z**2 if lead is None else check_real(lead, "lead")
     return T * (-lead * S**6 - z * (1 - z) * (4 * Z_mu + z * Z_nu) * S**4
                 - 2 * (1 - z) ** 2 * ((2 + z) * Z_mu + 2 * z * Z_nu) * Z_mu * S**2
                 - 4 * (1 - z) ** 3 * Z_mu**2 * (Z_mu + Z_nu))
@@ -162,7 +169,9 @@ def eq113_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: flo
 
 def eq114_rhs(T: int, zeta: float, S: float, M: int, Z: float, P: float, t_power: float = 2.5) -> float:
     """Right side of Eq. (114) (a lower bound on Term II, ``||p|| <= P``); ``t_power`` is the exponent of ``T``."""
-    z = _zeta(zeta)
+    T, z, S, M = check_int(T, "T"), _zeta(zeta), check_positive(S, "S"), check_int(M, "M")
+    Z, P = check_positive(Z, "Z", allow_zero=True), check_positive(P, "P", allow_zero=True)
+    t_power = check_real(t_power, "t_power")
     return -(math.sqrt(2 * (M + 1)) * S**2 * P * T**t_power * (z * S + (1 - z) * (S + Z))
              * (z * S**2 + (1 - z) * (S + Z) ** 2))
 
@@ -174,8 +183,10 @@ def eq115_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z
     ``T (1-zeta) zeta factor (zeta S^6 - 7 Zb S^4 - 12 Zb^2 S^2 - 16 Zb^3) - 2 sqrt(2(M+1)) P T^{5/2} S^2 (S+Z)^3``
     with ``factor = 1/2`` as printed.
     """
-    z = _zeta(zeta)
+    T, z, S, M = check_int(T, "T"), _zeta(zeta), check_positive(S, "S"), check_int(M, "M")
     Zb = zbar(Z_mu, Z_nu)
+    Z, P = check_positive(Z, "Z", allow_zero=True), check_positive(P, "P", allow_zero=True)
+    factor = check_real(factor, "factor")
     return (T * (1 - z) * z * factor * (z * S**6 - 7 * Zb * S**4 - 12 * Zb**2 * S**2 - 16 * Zb**3)
             - 2 * math.sqrt(2 * (M + 1)) * P * T**2.5 * S**2 * (S + Z) ** 3)
 
@@ -183,17 +194,26 @@ def eq115_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z
 def eq116_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z: float, P: float,
               denominator: float = 4.0) -> float:
     """Eq. (116): ``T(1-zeta)zeta/(denominator sqrt(2(M+1))) (...) - P T^{5/2} (S+Z)^3`` (printed: 4)."""
+    denominator = check_positive(denominator, "denominator")
     parts = gamma_star_parts(T, zeta, S, M, Z_mu, Z_nu, Z, P)
     return parts["w"] * 4.0 / denominator + parts["p"]
 
 
+def _trsp(T: Any, R: Any, S: Any, P: Any) -> tuple[int, float, float, float]:
+    """Validated ``T, R, S, P`` of Eq. (118), Lemmas 14-15 and Proposition 2."""
+    return (check_int(T, "T"), check_positive(R, "R"), check_positive(S, "S"),
+            check_positive(P, "P", allow_zero=True))
+
+
 def eq118_bound(T: int, R: float, S: float, P: float) -> float:
     """Eq. (118), last form: ``2 (2 R^3 T (S + P) + sqrt(T) R)``."""
+    T, R, S, P = _trsp(T, R, S, P)
     return 2 * (2 * R**3 * T * (S + P) + math.sqrt(T) * R)
 
 
 def lemma14_deviation(T: int, R: float, S: float, P: float, H: int, delta: float) -> float:
     """Lemma 14's deviation term ``2 (2 R^3 T (S+P) + sqrt(T) R) sqrt(2 log(1/delta) / H)``."""
+    T, R, S, P = _trsp(T, R, S, P)
     H = check_int(H, "H")
     delta = check_probability(delta, "delta")
     return eq118_bound(T, R, S, P) * math.sqrt(2 * math.log(1 / delta) / H)
@@ -201,6 +221,7 @@ def lemma14_deviation(T: int, R: float, S: float, P: float, H: int, delta: float
 
 def lemma15_heads(T: int, R: float, S: float, P: float, gamma: float, n: int, delta: float) -> float:
     """Lemma 15: the smallest ``H`` with ``sqrt(H) >= 4 (2 R^3 T (S+P) + sqrt(T) R)/gamma sqrt(2 log(n/delta))``."""
+    T, R, S, P = _trsp(T, R, S, P)
     n = check_int(n, "n")
     delta = check_probability(delta, "delta")
     gamma = check_positive(gamma, "gamma")
@@ -215,6 +236,7 @@ def prop2_B2(T: int, S: float, P: float) -> float:
 
 def prop2_BPhi(T: int, R: float, S: float, P: float, n: int, delta: float) -> float:
     """Proposition 2, P2: ``B_Phi = T R (S + P) sqrt(2 log(n / delta))``."""
+    T, R, S, P = _trsp(T, R, S, P)
     n = check_int(n, "n")
     delta = check_probability(delta, "delta")
     return T * R * (S + P) * math.sqrt(2 * math.log(n / delta))
@@ -247,6 +269,8 @@ def thm3_head_condition_at_zero(T: int, d: int, R: float, norm: float, norm_2inf
 
 def eq12_rhs(T: int, d: int, R: float, norm: float, const: float = 324.0) -> float:
     """The explicit form of Eq. (12) kept by the book: ``324 d sqrt(T) R^5 ||theta||^3``."""
+    const = check_positive(const, "const", allow_zero=True)
+    norm = check_positive(norm, "norm", allow_zero=True)
     return const * check_int(d, "d") * math.sqrt(check_int(T, "T")) * check_positive(R, "R") ** 5 * norm**3
 
 
@@ -265,15 +289,29 @@ def sec53_lp(p: float, L: float, c: float = 0.5, s_power: float = 5.0, objective
     * ``h >= 0`` (and ``h <= h_max`` if given).
 
     Returns the ``scipy.optimize.linprog`` result for minimizing ``objective`` (default 0, a
-    feasibility problem) over ``(h, s, k)``.
+    feasibility problem) over ``(h, s, k)``, without the ``residual`` of its ``lower`` and ``upper``
+    bound marginals (the distances to the bounds, infinite for the free ``s`` and ``k``).
     """
     from scipy.optimize import linprog
 
-    p = float(p)
+    p = check_real(p, "p")
+    L = check_real(L, "L")
+    c = check_real(c, "c")
+    s_power = check_real(s_power, "s_power")
+    if objective is not None:
+        objective = as_vector(objective, "objective")
+        if objective.shape != (3,):
+            raise ValueError(f"objective must have shape (3,) (coefficients of h, s, k), got {objective.shape}")
+    if h_max is not None:
+        h_max = check_real(h_max, "h_max")
     A = [[p, -2.0, -1.0],                                   # p h - 2 s - k <= 0
          [3 * (0.5 - p) - c, s_power, 3.0],                 # s_power s + 3k + (3(1/2-p) - c) h <= 0
          [3 * (c - 0.5) - c, s_power - 3.0, 0.0]]           # (s_power - 3) s + (3(c-1/2) - c) h <= -3L
     b = [0.0, 0.0, -3.0 * L]
     obj = np.zeros(3) if objective is None else np.asarray(objective, dtype=float)
     bounds = [(0.0, h_max), (None, None), (None, None)]
-    return linprog(obj, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    res = linprog(obj, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    for side in ("lower", "upper"):
+        if isinstance(res.get(side), dict):
+            res[side].pop("residual", None)
+    return res

@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_bool, check_int, check_positive
 from attention_theory.deora import model as md
 
 __all__ = ["R0", "first_step", "first_step_closed_form", "ntk_features", "reduced_features",
@@ -110,6 +110,7 @@ def target_directions(S: float, M: int, T: int, d: int) -> dict[str, torch.Tenso
     ``Wbar``, ``Ubar`` and the factors ``W_K`` = ``[mu_+ mu_- nu_1..nu_M]``,
     ``W_Q`` = ``[mu_+ mu_- (mu_+ + mu_-) ...]`` as printed (``W_star = W_K W_Q^T``).
     """
+    S = check_positive(S, "S")
     M, T, d = check_int(M, "M"), check_int(T, "T"), check_int(d, "d")
     if d < M + 2:
         raise ValueError(f"d must be >= M + 2 = {M + 2}, got {d}")
@@ -126,6 +127,7 @@ def target_directions(S: float, M: int, T: int, d: int) -> dict[str, torch.Tenso
 def theta_star(alphas: Any, S: float, M: int, T: int, d: int, *, use_sign: bool = True) -> torch.Tensor:
     """``theta~_star = H^{-1/2} concat_h (Ubar_star, sign(alpha_h) Wbar_star)``, norm ``sqrt(2)``."""
     a = md.as_tensor(alphas, "alphas", ndim=1)
+    use_sign = check_bool(use_sign, "use_sign")
     H = a.shape[0]
     tg = target_directions(S, M, T, d)
     sg = torch.sign(a) if use_sign else torch.ones_like(a)
@@ -145,6 +147,10 @@ def ntk_margins(theta: Any, Xs: Any, ys: Any, H: int, target: Any) -> torch.Tens
 def u_part(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Eq. (106): ``y <phi(0) X, Ubar_star> = y u_star^T sum_t x_t / (S sqrt(2T))`` for ``X`` ``(n, T, d)``
     (canonical patterns, so ``u_star / S = e_1 - e_2``)."""
+    X = md.as_tensor(X, "X", ndim=3)
+    if X.shape[2] < 2:
+        raise ValueError(f"X must have d >= 2 features (u_star = S (e_1 - e_2)), got shape {tuple(X.shape)}")
+    y = md.as_tensor(y, "y", shape=(X.shape[0],))
     T = X.shape[-2]
     sx = X.sum(-2)
     return y * (sx[..., 0] - sx[..., 1]) / math.sqrt(2 * T)      # u_star = S (e_1 - e_2)
@@ -156,6 +162,11 @@ def w_part(X: torch.Tensor, y: torch.Tensor, v: torch.Tensor, W: torch.Tensor) -
     With ``W = Wbar_star`` and ``v`` the common row of ``U(1)/alpha`` this is the ``W``-part of the
     NTK margin (Eq. (107)); differentiable in ``X``.
     """
+    X = md.as_tensor(X, "X", ndim=3)
+    n, T, d = X.shape
+    y = md.as_tensor(y, "y", shape=(n,))
+    v = md.as_tensor(v, "v", shape=(d,))
+    W = md.as_tensor(W, "W", shape=(d, d))
     T = X.shape[-2]
     q = torch.einsum("ntd,ts,nse,e->nd", X, R0(T), X, v)
     return y * torch.einsum("nd,de,ne->n", X.sum(-2), W, q)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_seed
 
 __all__ = ["SentimentEncoder", "build_encoder", "parameter_count"]
 
@@ -69,6 +69,7 @@ def build_encoder(vocab_size: int, n_heads: int, *, seed: int = 0, dtype: torch.
     """
     if dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
+    check_seed(seed, "seed")
     gen_state = torch.random.get_rng_state()
     default = torch.get_default_dtype()
     try:

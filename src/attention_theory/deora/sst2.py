@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import check_int, check_path, check_positive, check_seed
 from attention_theory.config import pick
 from attention_theory.deora import lexicon_sentiment as ls
 from attention_theory.deora.sentiment_encoder import build_encoder
@@ -329,6 +329,12 @@ def write_fixture(root: str | os.PathLike, *, hidden_size: int = 32, num_layers:
     ``initializer_range`` is larger than RoBERTa's 0.02 so that the random attention is far
     from uniform and the head partition visibly matters.
     """
+    check_path(root, "root")
+    for name, v in (("hidden_size", hidden_size), ("num_layers", num_layers), ("num_heads", num_heads),
+                    ("intermediate_size", intermediate_size)):
+        check_int(v, name)
+    check_positive(initializer_range, "initializer_range")
+    check_seed(seed, "seed")
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast, RobertaConfig, RobertaForSequenceClassification
 
@@ -419,6 +425,9 @@ def missing_assets(model: str = DEFAULT_MODEL, data: str | None = None) -> list[
     ``data``: a folder of GLUE TSV files, or ``None``/``"hf"`` for the ``datasets`` cache
     (``$ATTN_SST2_DATA`` is honoured).
     """
+    check_path(model, "model")
+    if data is not None and not isinstance(data, (str, os.PathLike)):
+        raise TypeError(f"data must be a folder (str or os.PathLike) or None, got {type(data).__name__}")
     missing = []
     for mod in ("transformers", "tokenizers"):
         try:
@@ -443,7 +452,11 @@ def missing_assets(model: str = DEFAULT_MODEL, data: str | None = None) -> list[
 
 def assets_message(missing: Sequence[str] | None = None, model: str = DEFAULT_MODEL) -> str:
     """A message naming what is missing and the commands that fetch it on a connected machine."""
+    if missing is not None and (isinstance(missing, (str, bytes)) or not hasattr(missing, "__iter__")):
+        raise TypeError(f"missing must be a list of descriptions (or None), got {missing!r}")
     missing = missing_assets(model) if missing is None else list(missing)
+    if not all(isinstance(m, str) for m in missing):
+        raise TypeError(f"missing must be a list of strings, got {missing!r}")
     if not missing:
         return "All assets for the SST-2 run are present."
     lines = ["The SST-2 / RoBERTa run of Figure 6 is skipped on this machine. Missing:"]
@@ -635,6 +648,9 @@ def summarize_substitute(result: dict[str, Any], *, loss_threshold: float = 0.3)
     """Per ``H`` (mean over seeds): test accuracy after the first evaluation point and at the end,
     the step at which the smoothed train loss (window = 1/10 epoch) first falls below
     ``loss_threshold`` (``None`` if never), and the mean train loss over the first epoch."""
+    if not isinstance(result, dict) or not isinstance(result.get("runs"), dict):
+        raise TypeError(f"result must be the dict of run_substitute (with a 'runs' dict), got {type(result).__name__}")
+    check_positive(loss_threshold, "loss_threshold")
     out = {}
     for H, rs in result["runs"].items():
         per = int(rs[0]["steps_per_epoch"])

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from attention_theory._validate import check_int, check_positive
 from attention_theory.config import scale
 from attention_theory.deora import sst2 as ds
 
@@ -27,6 +28,15 @@ def fixture_pipeline_numbers(*, heads: Sequence[int] = (1, 2, 4, 8), builder: Ca
     ``builder(path, H)`` loads the model (default :func:`~attention_theory.deora.sst2.build_model`);
     everything runs in float64.
     """
+    if isinstance(heads, (str, bytes)) or not hasattr(heads, "__iter__"):
+        raise TypeError(f"heads must be a sequence of head counts, got {heads!r}")
+    heads = [check_int(H, f"heads[{i}]") for i, H in enumerate(heads)]
+    if not heads:
+        raise ValueError("heads must not be empty")
+    if builder is not None and not callable(builder):
+        raise TypeError(f"builder must be callable (path, H) -> model, or None, got {type(builder).__name__}")
+    check_positive(lr, "lr")
+    steps = check_int(steps, "steps")
     builder = builder or ds.build_model
     ds.quiet_transformers()
     with tempfile.TemporaryDirectory() as tmp:

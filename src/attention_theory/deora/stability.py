@@ -12,12 +12,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive, check_probability
+from attention_theory._validate import (
+    as_array,
+    as_tensor,
+    check_bool,
+    check_int,
+    check_positive,
+    check_probability,
+    check_seed,
+    reject_complex,
+)
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -27,6 +37,48 @@ __all__ = ['DT', 'LOORuns', 'StepData', 'alpha_ki', 'certified_config', 'certifi
 
 
 DT = torch.float64
+
+_PRACTICAL_KEYS = ("T", "d", "R", "H", "n", "steps", "eta", "signal", "label_noise", "init_scale", "seed")
+_MC_KEYS = _PRACTICAL_KEYS + ("sets", "n_test", "checkpoints")
+_CERT_KEYS = ("T", "d", "R", "D", "n", "sets", "signal", "label_noise", "init_scale", "n_test", "seed")
+
+
+def _config(cfg: Any, default: Any, keys: tuple[str, ...], name: str = "cfg") -> dict[str, Any]:
+    """A copy of a configuration dict (``default()`` when ``cfg`` is None) holding ``keys``."""
+    if cfg is None and default is not None:
+        return dict(default())
+    if not isinstance(cfg, Mapping):
+        raise TypeError(f"{name} must be a configuration dict, got {type(cfg).__name__}")
+    missing = [k for k in keys if k not in cfg]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {missing}")
+    return dict(cfg)
+
+
+def _elementwise(x: Any, name: str) -> Any:
+    """An elementwise operand (number, array or tensor, its graph kept): real, non-empty, finite.
+    Returned unchanged."""
+    if x is None or isinstance(x, (str, bytes, bool)):
+        raise TypeError(f"{name} must be a number, an array or a tensor, got {type(x).__name__}")
+    if torch.is_tensor(x):
+        if x.is_complex() or x.dtype == torch.bool:
+            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
+        t = x.detach()
+        if t.numel() == 0:
+            raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{name} must contain only finite values")
+        return x
+    reject_complex(x, name)
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a number, an array or a tensor: {exc}") from None
+    if a.size == 0:
+        raise ValueError(f"{name} must not be empty (shape {a.shape})")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must contain only finite values")
+    return x
 
 
 def noisy_lin_tokens(n: int, T: int, d: int, *, signal: float = 0.6, R: float = 1.0,
@@ -43,6 +95,7 @@ def noisy_lin_tokens(n: int, T: int, d: int, *, signal: float = 0.6, R: float = 
         raise ValueError(f"signal must lie in (0, 1], got {signal}")
     R = check_positive(R, "R")
     q = check_probability(label_noise, "label_noise", open_interval=False)
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     y = rng.choice([-1.0, 1.0], size=n)
     xi = rng.standard_normal((n, T, d))
@@ -186,7 +239,7 @@ def segment_loo_losses(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11
     most the true maximum; used on the right side of a bound it makes a check slightly stricter
     than the statement.
     """
-    if runs.iterates is None:
+    if _check_runs(runs).iterates is None:
         raise ValueError("runs must keep their iterates")
     its = runs.iterates
     grid = check_int(grid, "grid", minimum=2)
@@ -225,8 +278,11 @@ class StepData:
 
 def step_data(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11) -> StepData:
     """Evaluate the per-step quantities of Eqs. (20)-(22) along stored runs."""
-    if runs.iterates is None:
+    if _check_runs(runs).iterates is None:
         raise ValueError("runs must keep their iterates")
+    grid = check_int(grid, "grid", minimum=2)
+    Xs = md.as_tensor(Xs, "Xs", ndim=3)
+    ys = md.as_tensor(ys, "ys", shape=(Xs.shape[0],))
     its = runs.iterates
     n, H = runs.n, runs.H
     K = its.shape[0] - 1
@@ -246,7 +302,17 @@ def step_data(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11) -> StepData:
 
 
 def expansion_factor(eta: float, beta3: Any, beta2: Any, L: Any, H: int) -> Any:
-    """Eq. (19)'s factor ``(1 + eta beta3 L / sqrt(H)) v eta beta2`` (elementwise)."""
+    """Eq. (19)'s factor ``(1 + eta beta3 L / sqrt(H)) v eta beta2`` (elementwise, broadcast).
+
+    ``eta`` is a positive number or a one-element tensor (a search variable, its graph kept)."""
+    if torch.is_tensor(eta):
+        if eta.is_complex() or eta.dtype == torch.bool or eta.numel() != 1:
+            raise TypeError(f"eta must be a real number or a one-element tensor, got {eta!r}")
+        check_positive(float(eta.detach()), "eta")
+    else:
+        check_positive(eta, "eta")
+    beta3, beta2, L = _elementwise(beta3, "beta3"), _elementwise(beta2, "beta2"), _elementwise(L, "L")
+    H = check_int(H, "H")
     one = 1 + eta * beta3 * L / math.sqrt(H)
     return torch.maximum(torch.as_tensor(one), torch.as_tensor(eta * beta2))
 
@@ -261,6 +327,7 @@ def init_heads(H: int, T: int, d: int, scale: float, seed: int) -> torch.Tensor:
     """Random initialization with every head of norm ``scale`` (so ``||theta_0||_{2,inf} = scale``)."""
     H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
     scale = check_positive(scale, "scale", allow_zero=True)
+    seed = check_seed(seed)
     g = torch.Generator().manual_seed(seed)
     th = torch.randn(H, md.head_size(T, d), generator=g, dtype=DT)
     th = th / torch.linalg.vector_norm(th, dim=1, keepdim=True) * scale
@@ -272,7 +339,7 @@ _PRACTICAL_CACHE: dict[tuple, tuple] = {}
 
 def practical_runs(cfg: dict[str, Any] | None = None) -> tuple[LOORuns, StepData, np.ndarray, np.ndarray]:
     """The LOO runs of configuration A on one training set, with their per-step data (cached)."""
-    cfg = dict(practical_config() if cfg is None else cfg)
+    cfg = _config(cfg, practical_config, _PRACTICAL_KEYS)
     key = tuple(sorted(cfg.items()))
     if key not in _PRACTICAL_CACHE:
         Xs, ys = noisy_lin_tokens(cfg["n"], cfg["T"], cfg["d"], signal=cfg["signal"], R=cfg["R"],
@@ -283,20 +350,41 @@ def practical_runs(cfg: dict[str, Any] | None = None) -> tuple[LOORuns, StepData
     return _PRACTICAL_CACHE[key]
 
 
+def _check_step_data(sd: Any) -> StepData:
+    if not isinstance(sd, StepData):
+        raise TypeError(f"sd must be a StepData (step_data(runs, Xs, ys)), got {type(sd).__name__}")
+    return sd
+
+
+def _check_runs(runs: Any) -> LOORuns:
+    if not isinstance(runs, LOORuns):
+        raise TypeError(f"runs must be a LOORuns (loo_runs(...)), got {type(runs).__name__}")
+    return runs
+
+
 def run_tilde_betas(sd: StepData, cfg: dict[str, Any]) -> dict[str, float]:
     """``beta~`` constants from the largest ``||.||_{2,inf}`` met by any run (in place of ``3D + B``)."""
+    _check_step_data(sd)
+    cfg = _config(cfg, None, ("T", "d", "R", "H"))
     T, d, R, H = cfg["T"], cfg["d"], cfg["R"], cfg["H"]
     return {"beta1": bd.beta1(sd.b_run, T, d, R), "beta3": bd.beta3(sd.b_run, T, d, R),
             "beta2": bd.beta2(sd.b_run, T, d, R, H), "b": sd.b_run}
 
 
 def require(ok: bool, what: str) -> None:
+    """Raise ``ValueError`` (naming the hypothesis ``what``) unless ``ok``."""
+    ok = check_bool(ok, "ok")
+    if not isinstance(what, str):
+        raise TypeError(f"what must be a string (the hypothesis), got {type(what).__name__}")
     if not ok:
         raise ValueError(f"hypothesis not met on this configuration: {what}")
 
 
 def alpha_ki(sd: StepData, cfg: dict[str, Any]) -> torch.Tensor:
     """``alpha_{k,i} = 4 eta beta~3 (L^{not i}(theta_k) + L^{not i}(theta_k^{not i})) / (3 sqrt(H))``, ``(K, n)``."""
+    _check_step_data(sd)
+    cfg = _config(cfg, None, ("T", "d", "R", "H", "eta"))
+    check_positive(cfg["eta"], "cfg['eta']")
     tb = run_tilde_betas(sd, cfg)
     return 4 * cfg["eta"] * tb["beta3"] / (3 * math.sqrt(cfg["H"])) * (sd.loo_at_full + sd.loo_at_loo)
 
@@ -308,7 +396,7 @@ def lemma11_trajectory_curves(cfg: dict[str, Any] | None = None) -> dict[str, np
     (91)-(92) with the measured exponential factor in place of 2) and ``bound2[k]`` the same with the
     factor 2 (valid once the exponential is at most 2).
     """
-    cfg = dict(practical_config() if cfg is None else cfg)
+    cfg = _config(cfg, practical_config, _PRACTICAL_KEYS)
     runs, sd, _, _ = practical_runs(cfg)
     tb = run_tilde_betas(sd, cfg)
     al = alpha_ki(sd, cfg)
@@ -322,6 +410,9 @@ def lemma11_trajectory_curves(cfg: dict[str, Any] | None = None) -> dict[str, np
 
 def test_losses(thetas: torch.Tensor, Xt: Any, yt: Any, H: int, *, chunk: int = 4000) -> torch.Tensor:
     """Mean logistic loss of each row of ``thetas`` ``(m, p)`` on a (large) test set; ``(m,)``."""
+    thetas = as_tensor(thetas, "thetas", ndim=2)
+    H = check_int(H, "H")
+    chunk = check_int(chunk, "chunk")
     Xt = md.as_tensor(Xt, "Xt", ndim=3)
     yt = md.as_tensor(yt, "yt", shape=(Xt.shape[0],))
     tot = torch.zeros(thetas.shape[0], dtype=DT)
@@ -345,7 +436,7 @@ _MC_CACHE: dict[tuple, dict[str, Any]] = {}
 def monte_carlo(cfg: dict[str, Any] | None = None, *, progress: bool = False) -> dict[str, Any]:
     """Per training set ``s`` and checkpoint ``k``: generalization gap, LOO and replace-one stability,
     train loss, and the Lipschitz constant ``G = beta1(max ||.||_{2,inf})`` over every iterate (cached)."""
-    cfg = dict(monte_carlo_config() if cfg is None else cfg)
+    cfg = _config(cfg, monte_carlo_config, _MC_KEYS)
     key = tuple(sorted(cfg.items()))
     if key in _MC_CACHE:
         return _MC_CACHE[key]
@@ -387,6 +478,7 @@ def certified_config() -> dict[str, Any]:
 
 def target_direction(H: int, T: int, d: int) -> torch.Tensor:
     """Unit vector with ``U_h = 1_T e_1^T / sqrt(T H)`` in every head and ``W_h = 0``."""
+    H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
     v = torch.zeros(H, md.head_size(T, d), dtype=DT)
     U = torch.zeros(T, d, dtype=DT)
     U[:, 0] = 1.0 / math.sqrt(T * H)
@@ -400,7 +492,7 @@ _CERT_CACHE: dict[tuple, dict[str, Any]] = {}
 def certified_setup(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     """``F-cert`` for Theorem 2: the head count of Eq. (84) for the target ``theta = theta_0 + D v``,
     then ``K`` and ``eta`` meeting Theorem 1's step-size conditions on every sampled training set."""
-    cfg = dict(certified_config() if cfg is None else cfg)
+    cfg = _config(cfg, certified_config, _CERT_KEYS)
     T, d, R, D = cfg["T"], cfg["d"], cfg["R"], cfg["D"]
     B = cfg["init_scale"] + D
     for _ in range(3):  # B depends on H through the per-head share D / sqrt(H) of the target
@@ -423,7 +515,7 @@ def certified_setup(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def certified_runs(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run configuration B on every training set (cached): stability, gap, Lemma 11 and Theorem 2 sides."""
-    cfg = dict(certified_config() if cfg is None else cfg)
+    cfg = _config(cfg, certified_config, _CERT_KEYS)
     key = tuple(sorted(cfg.items()))
     if key in _CERT_CACHE:
         return _CERT_CACHE[key]
@@ -450,6 +542,19 @@ def certified_runs(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def rho_vec(D: np.ndarray, B: np.ndarray, T: np.ndarray, d: np.ndarray, R: np.ndarray,
             H: np.ndarray) -> np.ndarray:
-    """Vectorized ``rho(theta)`` (same formula as :func:`attention_theory.deora.bounds.rho`)."""
+    """Vectorized ``rho(theta)`` (same formula as :func:`attention_theory.deora.bounds.rho`).
+
+    Numbers or arrays broadcast against each other: ``D, B >= 0``, ``T, d, R, H > 0``."""
+    shapes = []
+    for name, x, lo in (("D", D, 0.0), ("B", B, 0.0), ("T", T, None), ("d", d, None), ("R", R, None),
+                        ("H", H, None)):
+        a = as_array(x, name)
+        if (lo is not None and np.any(a < lo)) or (lo is None and np.any(a <= 0)):
+            raise ValueError(f"{name} must be {'>= 0' if lo is not None else '> 0'}")
+        shapes.append(a.shape)
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"D, B, T, d, R, H must have broadcastable shapes, got {shapes}") from None
     a = 3 * np.sqrt(d) * R**2 * (3 * np.sqrt(T) * R**3 * (3 * D + B) + 2 * np.sqrt(T) * R)
     return (2 * np.sqrt(T * d) * R**3 / np.sqrt(H) + T * R**2 / 4) * a**2

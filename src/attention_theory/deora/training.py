@@ -16,6 +16,15 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from attention_theory._validate import (
+    as_tensor,
+    check_bool,
+    check_callable,
+    check_int,
+    check_positive,
+    check_real,
+    check_seed,
+)
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -39,14 +48,20 @@ def easy_data(n: int, T: int, d: int, *, phi: float = 0.3, seed: int = 0) -> tup
     """"Easy data" (a noisy ``F-lin``): ``x_t = y cos(phi) e_1 + sin(phi) xi_t e_2`` with random
     signs ``xi_t``, so ``||x_t|| = 1 = R`` and the tokens' mean is close to ``y cos(phi) e_1``.
     ``Xs (n, T, d)`` (``d >= 2``), ``ys (n,)`` alternating ``+1, -1``."""
-    if d < 2:
-        raise ValueError(f"d must be >= 2 for easy_data, got {d}")
+    n, T = check_int(n, "n"), check_int(T, "T")
+    d = check_int(d, "d", minimum=2)
+    phi = check_real(phi, "phi")
+    check_seed(seed, "seed")
     rng = np.random.default_rng(seed)
     ys = np.array([1.0 if i % 2 == 0 else -1.0 for i in range(n)])
     Xs = np.zeros((n, T, d))
     Xs[:, :, 0] = ys[:, None] * math.cos(phi)
     Xs[:, :, 1] = math.sin(phi) * rng.choice([-1.0, 1.0], size=(n, T))
     return Xs, ys
+
+
+def _check_HTd(H: Any, T: Any, d: Any) -> tuple[int, int, int]:
+    return check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
 
 
 def _lin_direction(H: int, T: int, d: int) -> torch.Tensor:
@@ -60,6 +75,10 @@ def bad_init(H: int, T: int, d: int, *, margin0: float = -1.0, phi: float = 0.3,
              seed: int = 0) -> torch.Tensor:
     """Initialization whose margins on :func:`easy_data` are about ``margin0`` (a bad start):
     ``U_h = c 1_T e_1^T`` plus small noise with ``sqrt(H) c T cos(phi) = margin0``, ``W_h`` small."""
+    H, T, d = _check_HTd(H, T, d)
+    margin0, phi = check_real(margin0, "margin0"), check_real(phi, "phi")
+    noise = check_positive(noise, "noise", allow_zero=True)
+    check_seed(seed, "seed")
     rng = np.random.default_rng(seed)
     th = _lin_direction(H, T, d) * (margin0 / (math.sqrt(T) * math.cos(phi)))
     return th + f64(rng.standard_normal(th.numel()) * noise / math.sqrt(md.head_size(T, d)))
@@ -69,11 +88,15 @@ def easy_target(theta0: torch.Tensor, H: int, T: int, d: int, *, shift: float = 
                 phi: float = 0.3) -> torch.Tensor:
     """``theta_0 + D v`` with ``v`` the unit direction of :func:`bad_init` and
     ``D = shift / (sqrt(T) cos(phi))`` (raises the uniform-attention margin by ``shift``)."""
+    H, T, d = _check_HTd(H, T, d)
+    shift, phi = check_real(shift, "shift"), check_real(phi, "phi")
+    theta0 = _flat_theta(theta0, "theta0", H, T, d)
     return theta0 + _lin_direction(H, T, d) * (shift / (math.sqrt(T) * math.cos(phi)))
 
 
 def flin_data(n: int, T: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     """Fixture ``F-lin``: ``X_i = 1_T (y_i e_1)^T`` (identical tokens of norm 1), labels ``+1, -1, ...``."""
+    n, T, d = check_int(n, "n"), check_int(T, "T"), check_int(d, "d")
     ys = np.array([1.0 if i % 2 == 0 else -1.0 for i in range(n)])
     Xs = np.zeros((n, T, d))
     Xs[:, :, 0] = ys[:, None]
@@ -82,6 +105,7 @@ def flin_data(n: int, T: int, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 def flin_direction(H: int, T: int, d: int) -> torch.Tensor:
     """On ``F-lin`` every margin equals ``<theta, v>`` with this ``v`` (``||v|| = sqrt(T)``)."""
+    H, T, d = _check_HTd(H, T, d)
     return _lin_direction(H, T, d) * math.sqrt(T)
 
 
@@ -92,6 +116,10 @@ def flin_margins(m0: float, eta: float, K: int, T: int) -> np.ndarray:
     trajectory (hence the loss ``log(1 + e^{-m_k})`` and ``||theta_k - theta_0|| =
     |m_k - m_0| / sqrt(T)``) is independent of ``H``.  Returns ``m_0..m_K``.
     """
+    check_real(m0, "m0")
+    check_positive(eta, "eta")
+    K = check_int(K, "K", minimum=0)
+    T = check_int(T, "T")
     m = np.empty(K + 1)
     m[0] = x = float(m0)
     for k in range(K):
@@ -107,8 +135,32 @@ def _beta2_at(theta: torch.Tensor, H: int, T: int, d: int, R: float) -> float:
 Smoothness = Callable[[Callable, torch.Tensor, torch.Tensor, int, int, int, float], float]
 
 
+def _check_run_args(loss: Any, H: Any, T: Any, d: Any, R: Any) -> tuple[int, int, int]:
+    check_callable(loss, "loss")
+    check_positive(R, "R")
+    return _check_HTd(H, T, d)
+
+
+def _flat_theta(theta: Any, name: str, H: int, T: int, d: int) -> torch.Tensor:
+    """A finite flat parameter vector ``(H (T d + d^2),)``; a tensor is returned as it is (its
+    dtype kept), other input as a float64 tensor."""
+    checked = as_tensor(theta, name, shape=(H * md.head_size(T, d),))
+    return theta if isinstance(theta, torch.Tensor) else checked
+
+
 def paper_smoothness(loss, th_k, th_next, H, T, d, R) -> float:
-    """``rho_k = beta2(theta_k) v beta2(theta_{k+1})`` (Lemma 7)."""
+    """``rho_k = beta2(theta_k) v beta2(theta_{k+1})`` (Lemma 7).
+
+    ``loss`` (unused: the paper's ``rho_k`` depends on the iterates only) is part of the
+    :data:`Smoothness` signature; ``th_k``, ``th_next``: flat ``(H (T d + d^2),)``; ``R > 0``.
+    """
+    H, T, d = _check_run_args(loss, H, T, d, R)
+    th_k, th_next = _flat_theta(th_k, "th_k", H, T, d), _flat_theta(th_next, "th_next", H, T, d)
+    return _paper_smoothness(loss, th_k, th_next, H, T, d, R)
+
+
+def _paper_smoothness(loss, th_k, th_next, H, T, d, R) -> float:
+    """:func:`paper_smoothness` without the checks of its arguments."""
     return max(_beta2_at(th_k, H, T, d, R), _beta2_at(th_next, H, T, d, R))
 
 
@@ -116,6 +168,11 @@ def certified_step(loss: Callable, theta: torch.Tensor, H: int, T: int, d: int, 
                    smoothness: Smoothness = paper_smoothness) -> float:
     """Largest ``eta`` with ``eta <= 1/rho_k`` where ``rho_k`` depends on ``theta - eta grad``
     (Lemma 7's implicit condition), by the fixed point ``eta <- 1/rho_k(eta)``."""
+    H, T, d = _check_run_args(loss, H, T, d, R)
+    theta = _flat_theta(theta, "theta", H, T, d)
+    check_callable(smoothness, "smoothness")
+    if smoothness is paper_smoothness:  # its arguments are checked here, once
+        smoothness = _paper_smoothness
     _, g = loss_and_grad(loss, theta)
     eta = 1.0 / smoothness(loss, theta, theta, H, T, d, R)    # rho_k >= this for the paper's rho_k
     for _ in range(100):
@@ -131,6 +188,11 @@ def gd_run(loss: Callable, theta0: torch.Tensor, H: int, T: int, d: int, R: floa
     """GD at a fixed step size, trajectory-certified for Lemma 7: start from ``eta`` (default
     ``1/beta2(theta_0)``), run, check ``eta <= 1/rho_k`` at every step, halve and rerun if not.
     Returns ``(trajectory, eta)``."""
+    H, T, d = _check_run_args(loss, H, T, d, R)
+    theta0 = _flat_theta(theta0, "theta0", H, T, d)
+    steps = check_int(steps, "steps", minimum=0)
+    if eta is not None:
+        eta = check_positive(eta, "eta")
     eta = eta or 1.0 / _beta2_at(theta0, H, T, d, R)
     for _ in range(30):
         tr = run_first_order(loss, theta0, steps=steps, lr=eta, keep_iterates=True)
@@ -147,6 +209,14 @@ def segment_loss_max(loss_batch: Callable[[torch.Tensor], torch.Tensor], a: torc
 
     A grid under-estimates the maximum; where the maximum sits on the right side of a bound
     (``tau_k`` of Lemmas 8-10) that makes the check slightly stricter than the statement."""
+    check_callable(loss_batch, "loss_batch")
+    a_, b_ = as_tensor(a, "a", ndim=1), as_tensor(b, "b", ndim=1)
+    if b_.shape != a_.shape:
+        raise ValueError(f"a and b must have the same shape, got {tuple(a_.shape)} and {tuple(b_.shape)}")
+    a, b = (x if isinstance(x, torch.Tensor) else x_ for x, x_ in ((a, a_), (b, b_)))
+    grid = check_int(grid, "grid")
+    refine = check_bool(refine, "refine")
+
     def f(al: np.ndarray) -> np.ndarray:
         A = f64(al).unsqueeze(1)
         with torch.no_grad():
@@ -196,6 +266,9 @@ def flin_realizability(eps: float, m0: float, H: int, T: int) -> dict[str, float
     """On ``F-lin`` from ``theta_0 = (m0/T) v``: the point closest to ``theta_0`` with
     ``L <= eps`` and its distance and ``||.||_{2,inf}`` (closed form: the margin is linear).
     Returns ``g0`` (distance), ``g`` (``||theta_eps||_{2,inf}``) and ``margin``."""
+    eps = check_positive(eps, "eps")
+    check_real(m0, "m0")
+    H, T = check_int(H, "H"), check_int(T, "T")
     m_star = -math.log(math.expm1(eps))           # smallest margin with log(1 + e^{-m}) <= eps
     m = max(m_star, m0)
     return {"g0": (m - m0) / math.sqrt(T), "g": abs(m) / math.sqrt(T * H), "margin": m}

@@ -286,8 +286,8 @@ def lemma21_lower_bound(inst: ConeInstance, eps: float, rho: float, loss: str = 
 
 
 def grad_autograd(W, X, z, Y, v, loss):
-    Wt = torch.tensor(W, requires_grad=True)
-    val = mj.objective_torch(Wt, *(torch.as_tensor(a) for a in (X, z, Y, v)), loss=loss)
+    Wt = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+    val = mj.objective_torch(Wt, *(torch.as_tensor(a, dtype=torch.float64) for a in (X, z, Y, v)), loss=loss)
     (g,) = torch.autograd.grad(val, Wt)
     return g.numpy()
 

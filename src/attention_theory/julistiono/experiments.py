@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from attention_theory._validate import as_array, check_positive
 from attention_theory.experiment import Experiment, Part, PartResult, RunContext
 from attention_theory.foundations.mirror import directional_bregman
 from attention_theory.julistiono import model as mj
@@ -31,8 +32,9 @@ E_STEPS = {1.75: 1500, 2.0: 2000, 3.0: 20000}
 
 
 def sparsity(w: Any, rel: float = 1e-2) -> float:
-    """Fraction of entries with ``|w| < rel * max|w|``."""
-    a = np.abs(np.asarray(w, dtype=float)).ravel()
+    """Fraction of entries with ``|w| < rel * max|w|`` (``w`` of any shape, ``rel >= 0``)."""
+    check_positive(rel, "rel", allow_zero=True)
+    a = np.abs(as_array(w, "w")).ravel()
     return float(np.mean(a < rel * a.max())) if a.max() > 0 else 1.0
 
 
@@ -157,7 +159,8 @@ def run_e4_standin(*, n_train: int, n_test: int, steps: int, seed: int = 0, dim:
 
     def patches(im):
         n = im.shape[0]
-        return torch.as_tensor(im.reshape(n, 4, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(n, 16, 4))
+        return torch.as_tensor(im.reshape(n, 4, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(n, 16, 4),
+                               dtype=torch.float64)
 
     Xtr, ytr = synthetic_shapes(n_train, seed=seed)
     Xte, yte = synthetic_shapes(n_test, seed=seed + 1)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_int, check_positive
+from attention_theory._validate import as_array, check_int, check_order, check_positive
 from attention_theory.foundations.mirror import (
     conjugate_exponent,
     entrywise_lp,
@@ -37,6 +37,10 @@ __all__ = ["MDTrajectory", "normalize_dual", "lp_attgd", "JointTrajectory", "joi
 def normalize_dual(G: Any, q: float, *, batch_dims: int = 0) -> np.ndarray:
     """``G / ||G||_q`` computed as ``(G / max|G|) / ||G / max|G|||_q`` (no underflow); zeros stay zero."""
     G = as_array(G, "G")
+    q = check_order(q, "q", minimum=1.0, allow_inf=False)
+    batch_dims = check_int(batch_dims, "batch_dims", minimum=0)
+    if batch_dims >= G.ndim:
+        raise ValueError(f"batch_dims={batch_dims} leaves no axis of G (shape {G.shape}) to normalize")
     ax = tuple(range(batch_dims, G.ndim))
     m = np.max(np.abs(G), axis=ax, keepdims=True)
     safe = np.where(m > 0, m, 1.0)
@@ -86,6 +90,18 @@ def _record_steps(steps: int, record_every: int) -> np.ndarray:
     return rec
 
 
+def _check_batch(batch: tuple[int, ...], **others: tuple[int, ...]) -> None:
+    """Every argument's leading batch axes must broadcast to ``W0``'s (the iterates keep W0's shape)."""
+    for name, shape in others.items():
+        try:
+            ok = np.broadcast_shapes(shape, batch) == tuple(batch)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{name} has batch axes {shape} that do not broadcast to the batch axes "
+                             f"{tuple(batch)} of W0")
+
+
 def lp_attgd(W0: Any, X: Any, z: Any, Y: Any, v: Any, *, p: float, eta: float, steps: int,
              normalized: bool = False, loss: str = "logistic", stable: bool = True,
              record_every: int = 1, progress: bool = False) -> MDTrajectory:
@@ -110,9 +126,13 @@ def lp_attgd(W0: Any, X: Any, z: Any, Y: Any, v: Any, *, p: float, eta: float, s
         Keep iterate, loss, norm and attention every this many steps (and at the end).
     """
     W = as_array(W0, "W0").copy()
-    X, z, Y = mj.validate_data(X, z, Y)
+    X, z, Y = mj.validate_data(X, z, as_array(Y, "Y"))
     if W.ndim < 2 or W.shape[-1] != W.shape[-2] or W.shape[-1] != X.shape[-1]:
         raise ValueError(f"W0 must have shape (..., d, d) with d = {X.shape[-1]}, got {W.shape}")
+    for name, flag in (("normalized", normalized), ("stable", stable), ("progress", progress)):
+        mj._check_flag(flag, name)
+    v_shape = mj._check_v(v, X.shape[-1]).shape
+    _check_batch(W.shape[:-2], X=X.shape[:-3], z=z.shape[:-2], Y=Y.shape[:-1], v=v_shape[:-1])
     q = conjugate_exponent(p)
     eta = check_positive(eta, "eta")
     steps = check_int(steps, "steps", minimum=0)
@@ -186,7 +206,14 @@ def joint_lp_md(W0: Any, v0: Any, X: Any, z: Any, Y: Any, *, p: float, eta: floa
     """
     W = as_array(W0, "W0").copy()
     v = as_array(v0, "v0").copy()
-    X, z, Y = mj.validate_data(X, z, Y)
+    X, z, Y = mj.validate_data(X, z, as_array(Y, "Y"))
+    if X.ndim != 3:
+        raise ValueError(f"X must have shape (n, T, d) (no batch axes), got {X.shape}")
+    if z.shape != (X.shape[0], X.shape[2]):
+        raise ValueError(f"z must have shape {(X.shape[0], X.shape[2])}, got {z.shape}")
+    if Y.shape != (X.shape[0],):
+        raise ValueError(f"Y must have shape ({X.shape[0]},), got {Y.shape}")
+    mj._check_flag(normalized, "normalized")
     d = X.shape[-1]
     if W.shape != (d, d):
         raise ValueError(f"W0 must have shape ({d}, {d}), got {W.shape}")
@@ -227,6 +254,12 @@ def torch_md_step_(params, p: float, lr: float) -> None:
     real-data stand-ins, where the authors apply MD to every parameter of a Transformer."""
     import torch
 
+    if params is None or isinstance(params, (str, bytes, torch.Tensor)) or not hasattr(params, "__iter__"):
+        raise TypeError(f"params must be an iterable of torch tensors, got {type(params).__name__}")
+    params = list(params)
+    for i, w in enumerate(params):
+        if not isinstance(w, torch.Tensor):
+            raise TypeError(f"params[{i}] must be a torch tensor, got {type(w).__name__}")
     conjugate_exponent(p)
     check_positive(lr, "lr")
     with torch.no_grad():

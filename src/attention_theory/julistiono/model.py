@@ -77,6 +77,11 @@ def validate_data(X: Any, z: Any, Y: Any | None = None) -> tuple[np.ndarray, np.
     return X, z, Y
 
 
+def _check_flag(flag: Any, name: str) -> None:
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {flag!r}")
+
+
 def _check_W(W: Any, d: int) -> np.ndarray:
     W = as_array(W, "W")
     if W.ndim < 2 or W.shape[-2:] != (d, d):
@@ -164,6 +169,7 @@ def softmax_jacobian_times(h: Any, gamma: Any, *, stable: bool = True) -> tuple[
     ``s * (gamma - <s, gamma>)``.
     """
     h, gamma = as_array(h, "h"), as_array(gamma, "gamma")
+    _check_flag(stable, "stable")
     try:
         h, gamma = np.broadcast_arrays(h, gamma)
     except ValueError:
@@ -182,6 +188,7 @@ def softmax_jacobian_times(h: Any, gamma: Any, *, stable: bool = True) -> tuple[
 
 def margins(W: Any, X: Any, z: Any, Y: Any, v: Any) -> np.ndarray:
     """``u_i = Y_i f(X_i, z_i) = gamma_i^T s_i``, shape ``(..., n)``."""
+    validate_data(X, z, as_array(Y, "Y"))
     return Y * attention_output(X, z, W, v)
 
 
@@ -211,6 +218,7 @@ def make_gradient(X: Any, z: Any, Y: Any, v: Any, *, loss: str = "logistic", sta
     """
     X, z, Y = validate_data(X, z, Y)
     loss = _loss_name(loss)
+    _check_flag(stable, "stable")
     gamma = scores(X, Y, v)
     n = X.shape[-3]
     zT = z
@@ -251,9 +259,26 @@ def loss_derivative_fast(u: np.ndarray, loss: str) -> np.ndarray:
 
 
 def objective_torch(W, X, z, Y, v, *, loss: str = "logistic"):
-    """The same objective in torch (autograd reference; float64 tensors, no batch axes)."""
+    """The same objective in torch (autograd reference; float64 tensors, no batch axes).
+
+    ``W (d, d)``, ``X (n, T, d)``, ``z (n, d)``, ``Y (n,)`` (labels +-1), ``v (d,)``: tensors are
+    used as given (a floating tensor keeps its dtype and its autograd graph); other input is
+    converted to float64 tensors.
+    """
+    X = _torch_arg(X, "X", 3)
+    n, _, d = X.shape
+    W = _torch_arg(W, "W", 2, (d, d))
+    z = _torch_arg(z, "z", 2, (n, d))
+    Y = _torch_arg(Y, "Y", 1, (n,))
+    v = _torch_arg(v, "v", 1, (d,))
     import torch
 
+    try:
+        labels = bool(torch.all(Y.abs() == 1))
+    except RuntimeError:  # inside a function transform: no data-dependent checks
+        labels = True
+    if not labels:
+        raise ValueError("Y must contain only labels -1 and +1")
     loss = _loss_name(loss)
     h = torch.einsum("ntd,de,ne->nt", X, W, z)
     s = torch.softmax(h, dim=-1)
@@ -265,6 +290,30 @@ def objective_torch(W, X, z, Y, v, *, loss: str = "logistic"):
     else:
         val = -u
     return val.mean()
+
+
+def _torch_arg(t: Any, name: str, ndim: int, shape: tuple[int, ...] | None = None):
+    """A real, finite, non-empty tensor with ``ndim`` axes (and ``shape``), used as given when it is
+    a floating or integer tensor; anything else is validated by :func:`as_tensor` (float64)."""
+    import torch
+
+    from attention_theory._validate import as_tensor
+
+    if not isinstance(t, torch.Tensor) or t.is_complex() or t.dtype == torch.bool:
+        t = as_tensor(t, name)
+    if t.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(t.shape)}")
+    if t.numel() == 0:
+        raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
+    if shape is not None and tuple(t.shape) != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {tuple(t.shape)}")
+    try:
+        finite = bool(torch.isfinite(t).all())
+    except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
+        finite = True
+    if not finite:
+        raise ValueError(f"{name} must contain only finite values")
+    return t
 
 
 def _unit_rows(a: np.ndarray) -> np.ndarray:

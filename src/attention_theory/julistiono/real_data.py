@@ -20,10 +20,11 @@ import os
 import pickle
 import re
 from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_positive, check_seed
 
 __all__ = ["load_vocab", "tokenize", "load_imdb", "load_cifar100", "planted_sentiment", "synthetic_shapes"]
 
@@ -53,6 +54,10 @@ def tokenize(text: str, vocab: dict[str, int], max_len: int = 512) -> np.ndarray
     padded with ``[PAD]`` (or 0) to ``max_len``; shape ``(max_len,)`` int64."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a mapping token -> id, got {type(vocab).__name__}")
+    if "[UNK]" not in vocab:
+        raise ValueError("vocab must contain [UNK]")
     max_len = check_int(max_len, "max_len", minimum=2)
     unk = vocab["[UNK]"]
     ids = [vocab.get("[CLS]", unk)]
@@ -118,6 +123,10 @@ def planted_sentiment(n: int, *, seed: int = 0, vocab: int = 200, length: int = 
     *sentiment* tokens drawn from ``n_signal`` positive or ``n_signal`` negative ids (ids 1 ...
     2 n_signal) at random positions; token 0 is a ``[CLS]`` slot at position 0.  Label 1 = positive."""
     n = check_int(n, "n")
+    check_seed(seed)
+    n_signal = check_int(n_signal, "n_signal")
+    length = check_int(length, "length", minimum=2)
+    vocab = check_int(vocab, "vocab", minimum=2 * n_signal + 2)
     rng = np.random.default_rng(seed)
     X = rng.integers(2 * n_signal + 1, vocab, size=(n, length))
     X[:, 0] = 0
@@ -133,6 +142,9 @@ def synthetic_shapes(n: int, *, seed: int = 0, size: int = 8, noise: float = 0.3
     """CIFAR stand-in (synthetic): ``size x size`` grey images of one of four shapes (horizontal bar,
     vertical bar, diagonal, square) at a random position plus Gaussian noise; labels 0-3."""
     n = check_int(n, "n")
+    check_seed(seed)
+    size = check_int(size, "size", minimum=4)
+    check_positive(noise, "noise", allow_zero=True)
     rng = np.random.default_rng(seed)
     imgs = noise * rng.standard_normal((n, size, size))
     y = rng.integers(0, 4, n)

@@ -91,7 +91,9 @@ def lp_att_svm(X: _Any, z: _Any, alpha: _Any, p: float, *, tol: float = 1e-9) ->
     prob, w, A_par, cons = _lp_svm_problem(float(p), A.shape[0], d * d, float(tol))
     A_par.value = A
     try:
-        prob.solve(solver=cp.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol)
+        # warm_start=False: the compiled problem is cached per shape, and a warm-started Clarabel
+        # solve would depend on the previous solve of that shape (W moved by ~5e-7 with the history)
+        prob.solve(solver=cp.CLARABEL, warm_start=False, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol)
     except cp.error.SolverError as exc:  # pragma: no cover - depends on the solver build
         raise RuntimeError(f"l_p-AttSVM solver failed: {exc}") from None
     if prob.status != "optimal":
@@ -155,9 +157,16 @@ def support_tokens(sol: AttSVMSolution, X: _Any, z: _Any, *, tol: float = 1e-6) 
 
 def is_locally_optimal(gamma: _Any, alpha: _Any, support: _Any) -> bool:
     """``alpha`` is locally optimal when ``gamma_{i alpha_i} > gamma_it`` for every support token ``t``."""
-    g = _np.asarray(gamma, dtype=float)
-    S = _np.asarray(support, dtype=bool)
-    if g.ndim != 2 or S.shape != g.shape:
+    from attention_theory._validate import as_array, as_matrix
+
+    g = as_matrix(gamma, "gamma")
+    S = _np.asarray(support)
+    if S.dtype != bool:
+        S = as_array(support, "support")
+        if not _np.all((S == 0) | (S == 1)):
+            raise ValueError("support must be a boolean mask (entries 0/1 or True/False)")
+        S = S.astype(bool)
+    if S.shape != g.shape:
         raise ValueError(f"gamma and support must both have shape (n, T), got {g.shape} and {S.shape}")
     n, T = g.shape
     a = _check_alpha(alpha, n, T)

@@ -75,6 +75,11 @@ class BallConstants:
     radius: float
 
 
+def _check_params0(params0: Any) -> None:
+    if not isinstance(params0, Mapping):
+        raise TypeError(f"params0 must be a mapping with the blocks {BLOCKS}, got {type(params0).__name__}")
+
+
 def ball_constants(params0: Mapping[str, Any], X: Any, cfg: QinConfig, radius: float,
                    rbar: float | None = None, *, loss0: float | None = None) -> BallConstants:
     """Constants of the ball of ``radius`` around ``params0``.
@@ -85,6 +90,7 @@ def ball_constants(params0: Mapping[str, Any], X: Any, cfg: QinConfig, radius: f
     """
     if not isinstance(cfg, QinConfig):
         raise TypeError(f"cfg must be a QinConfig, got {type(cfg).__name__}")
+    _check_params0(params0)
     radius = check_positive(radius, "radius", allow_zero=True)
     X = as_matrix(X, "X")
     N = X.shape[0]
@@ -179,6 +185,8 @@ def lipschitz_constants(c: BallConstants) -> tuple[np.ndarray, float]:
 def gradient_residual_ratio(c: BallConstants) -> float:
     """``G_R``: ``||grad L(theta)||_F <= G_R ||F(theta) - Y||_F`` on the ball (every block is
     linear in the residual ``R``), i.e. the gradient-block norm bounds at ``rbar = 1``."""
+    if not isinstance(c, BallConstants):
+        raise TypeError(f"c must be a BallConstants, got {type(c).__name__}")
     ib = intermediate_bounds(dataclasses.replace(c, rbar=1.0))
     return float(math.sqrt(sum(ib[b].norm**2 for b in BLOCKS)))
 
@@ -190,6 +198,9 @@ def choose_radius(params0: Mapping[str, Any], X: Any, cfg: QinConfig, sigma_N_Z0
     On such a ball Weyl's inequality gives ``sigma_N(Z) >= sigma_N(Z0)/2`` and
     ``sigma_d(W2) >= sigma_d(W2(0))/2`` (the reconstructed choice of ``r0``).
     """
+    if not isinstance(cfg, QinConfig):
+        raise TypeError(f"cfg must be a QinConfig, got {type(cfg).__name__}")
+    _check_params0(params0)
     check_positive(sigma_N_Z0, "sigma_N_Z0", allow_zero=True)
     check_positive(sigma_d_W20, "sigma_d_W20", allow_zero=True)
     iters = check_int(iters, "iters")
@@ -220,6 +231,12 @@ def theorem2_constants(params0: Mapping[str, Any], X: Any, cfg: QinConfig, loss0
     ``G_R``, the two sides of (star)
     ``lhs = gamma^2 sigma_N^2 sigma_d^2 r0`` and ``rhs = 32 G_R sqrt(2 L0)``, and ``holds``.
     """
+    if not isinstance(cfg, QinConfig):
+        raise TypeError(f"cfg must be a QinConfig, got {type(cfg).__name__}")
+    _check_params0(params0)
+    check_positive(loss0, "loss0", allow_zero=True)
+    check_positive(sigma_N_Z0, "sigma_N_Z0", allow_zero=True)
+    check_positive(sigma_d_W20, "sigma_d_W20", allow_zero=True)
     r0 = choose_radius(params0, X, cfg, sigma_N_Z0, sigma_d_W20)
     cb = ball_constants(params0, X, cfg, r0, loss0=loss0)
     _, Q1 = lipschitz_constants(cb)

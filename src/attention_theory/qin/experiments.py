@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import as_vector, check_int, check_positive, check_seed
 from attention_theory.experiment import Experiment, Part, PartResult, RunContext
 from attention_theory.foundations.gd import run_first_order
 from attention_theory.qin import model as qm
@@ -58,16 +58,20 @@ def e1_instance(seed: int, *, N: int = 6, d: int = 12, dk: int = 4, dv: int = 8,
     settings.  Returns a :class:`attention_theory.qin.residual_gd.Instance`."""
     from attention_theory.qin.residual_gd import Instance
 
+    check_seed(seed)
+    for name, v in (("N", N), ("d", d), ("dk", dk), ("dv", dv), ("m", m)):
+        check_int(v, name)
     check_positive(qk_std, "qk_std", allow_zero=True)
+    qm.QinConfig(rho1=rho1, rho2=rho2, gamma=gamma)  # validates rho1, rho2, gamma before any draw
     rng = np.random.default_rng(seed)
     dims = qm.Dims(d, dk, dv, m)
     X = rng.standard_normal((N, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     Y = rng.standard_normal((N, d))
     p = qm.init_params(dims, rng)
-    p["WQ"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std)
-    p["WK"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std)
-    return Instance(p, torch.as_tensor(X), torch.as_tensor(Y),
+    p["WQ"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std, dtype=DT)
+    p["WK"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std, dtype=DT)
+    return Instance(p, torch.as_tensor(X, dtype=DT), torch.as_tensor(Y, dtype=DT),
                     qm.QinConfig(rho1=rho1, rho2=rho2, gamma=gamma), dims)
 
 
@@ -141,11 +145,9 @@ def e1_run(*, N: int, d: int, dk: int, dv: int, m: int, seeds: Sequence[int], st
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """Spearman rank correlation (average ranks for ties)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1 or x.size < 3:
-        raise ValueError("x and y must be 1-d of equal length >= 3")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("x and y must be finite")
+    x, y = as_vector(x, "x"), as_vector(y, "y")  # float64, finite, 1-d, non-empty
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have equal length >= 3, got {x.size} and {y.size}")
 
     def ranks(v: np.ndarray) -> np.ndarray:
         order = np.argsort(v, kind="mergesort")
@@ -165,12 +167,25 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
 def empirical_rate(losses: Sequence[float], floor: float = 1e-16) -> float:
     """``-(1/K) log(L_K / L_0)``, with ``K`` the last step or the first step whose loss is below
     ``floor * L_0`` (past that point the loss measures rounding, not convergence)."""
-    L = np.asarray(losses, dtype=np.float64)
-    if L.ndim != 1 or L.size < 2 or not L[0] > 0:
+    L = as_vector(losses, "losses", finite=False)
+    floor = check_positive(floor, "floor", allow_zero=True)
+    if L.size < 2 or not L[0] > 0:
         raise ValueError("losses must be a 1-d curve of >= 2 values starting above 0")
     below = np.flatnonzero(L < floor * L[0])
     K = int(below[0]) if below.size else L.size - 1
+    if not np.all(np.isfinite(L[:K + 1])):
+        raise ValueError(f"losses must be finite up to step {K} (the run diverged?)")
     return float(-math.log(L[K] / L[0]) / K)
+
+
+def _check_seeds(seeds: Any) -> None:
+    """A non-empty sequence of seeds (integers >= 0)."""
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
+        raise TypeError(f"seeds must be a sequence of integers >= 0, got {type(seeds).__name__}")
+    if len(seeds) == 0:
+        raise ValueError("seeds must not be empty")
+    for s in seeds:
+        check_seed(s, "seeds")
 
 
 def rate_sweep(*, kappas: Sequence[float], seeds: Sequence[int], steps: int,
@@ -179,9 +194,21 @@ def rate_sweep(*, kappas: Sequence[float], seeds: Sequence[int], steps: int,
     """E2: Theorem 2 instances (residuals on, ``Z0 ~ X``) with ``kappa(X)`` in ``kappas`` and
     ``L(theta0) = loss0``; measured rate at ``eta_fixed`` and at ``hess_factor / lambda_max``.
     Returns arrays over (kappa, seed): ``kappa, seed, sigma_N, sigma_1, eta_fixed, rate_fixed,
-    eta_hess, rate_hess, Q0, Q1, guaranteed`` (``-log(1 - Q0/Q1)``) and ``holds`` (star)."""
+    eta_hess, rate_hess, Q0, Q1, guaranteed`` (``-log(1 - Q0/Q1)``) and ``holds`` (star).
+    With ``hessian=False`` no Hessian run is made: ``eta_hess`` is NaN and ``rate_hess`` 0."""
     from attention_theory.qin.residual_gd import near_target_instance, top_hessian
 
+    k_arr = as_vector(kappas, "kappas")
+    if not np.all(k_arr > 0):
+        raise ValueError(f"kappas must be positive condition numbers, got {k_arr.tolist()}")
+    _check_seeds(seeds)
+    check_int(steps, "steps")
+    check_positive(loss0, "loss0")
+    check_positive(eta_fixed, "eta_fixed")
+    check_positive(hess_factor, "hess_factor")
+    for name, flag in (("hessian", hessian), ("progress", progress)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
     rows: dict[str, list] = {k: [] for k in ("kappa", "seed", "sigma_N", "sigma_1", "eta_fixed",
                                              "rate_fixed", "eta_hess", "rate_hess", "Q0", "Q1",
                                              "guaranteed", "holds")}
@@ -217,10 +244,10 @@ def _stack_init(L: int, seed: int, N: int, d: int, dk: int, dv: int, m: int, qk_
     layers = []
     for _ in range(L):
         p = qm.init_params(dims, rng, vo_scale=1 / math.sqrt(L), ffn_scale=1 / math.sqrt(L))
-        p["WQ"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std)
-        p["WK"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std)
+        p["WQ"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std, dtype=DT)
+        p["WK"] = torch.as_tensor(rng.standard_normal((d, dk)) * qk_std, dtype=DT)
         layers.append(p)
-    return torch.as_tensor(X), torch.as_tensor(Y), dims, layers
+    return torch.as_tensor(X, dtype=DT), torch.as_tensor(Y, dtype=DT), dims, layers
 
 
 def e3_run(*, layers: Sequence[int], N: int, d: int, dk: int, dv: int, m: int,

@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from numbers import Real
 from typing import Any, Mapping
 
 import numpy as np
@@ -87,6 +88,8 @@ class QinConfig:
         check_int(self.n_seq, "n_seq")
         for name in ("rho1", "rho2"):
             v = getattr(self, name)
+            if not isinstance(v, Real):
+                raise TypeError(f"{name} must be 0 or 1, got {v!r}")
             if isinstance(v, bool) or v not in (0, 1):
                 raise ValueError(f"{name} must be 0 or 1, got {v!r}")
         g = check_positive(self.gamma, "gamma")
@@ -149,26 +152,68 @@ def _params(params: Mapping[str, Any]) -> dict[str, torch.Tensor]:
 # ---------------------------------------------------------------------------
 
 
-def activation(x: torch.Tensor, gamma: float = 0.2, b: float = 4.0) -> torch.Tensor:
-    """``sigma(x) = gamma x + (1-gamma)(softplus(b x) - log 2)/b``, elementwise; ``sigma(0) = 0``."""
+def _activation_constants(gamma: Any, b: Any) -> None:
+    """``gamma`` in (0, 1) and ``b > 0`` (Assumption 1, reconstructed)."""
+    g = check_positive(gamma, "gamma")
+    if not g < 1:
+        raise ValueError(f"gamma must lie in (0, 1), got {g}")
+    check_positive(b, "b")
+
+
+def _elementwise_input(x: Any, name: str = "x") -> torch.Tensor:
+    """A real, non-empty, finite tensor of any shape (a floating tensor keeps its dtype; other
+    input becomes float64).  Finiteness is not checked inside function transforms."""
+    if isinstance(x, torch.Tensor) and x.is_floating_point():
+        if x.numel() == 0:
+            raise ValueError(f"{name} must not be empty (shape {tuple(x.shape)})")
+        try:
+            finite = bool(torch.isfinite(x).all())
+        except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
+            finite = True
+        if not finite:
+            raise ValueError(f"{name} must contain only finite values")
+        return x
+    return as_tensor(x, name)
+
+
+def _sigma(x: torch.Tensor, gamma: float, b: float) -> torch.Tensor:
     # logaddexp(bx, 0) = log(1 + e^{bx}) exactly (torch's softplus switches to the identity
     # above a threshold, which would make sigma' jump by ~1e-9)
     return gamma * x + (1 - gamma) * (torch.logaddexp(b * x, torch.zeros_like(x)) - math.log(2.0)) / b
 
 
+def _sigma_prime(x: torch.Tensor, gamma: float, b: float) -> torch.Tensor:
+    return gamma + (1 - gamma) * torch.sigmoid(b * x)
+
+
+def activation(x: torch.Tensor, gamma: float = 0.2, b: float = 4.0) -> torch.Tensor:
+    """``sigma(x) = gamma x + (1-gamma)(softplus(b x) - log 2)/b``, elementwise; ``sigma(0) = 0``.
+
+    ``x``: a tensor of any shape (a floating tensor keeps its dtype); ``gamma`` in (0, 1), ``b > 0``.
+    """
+    x = _elementwise_input(x)
+    _activation_constants(gamma, b)
+    return _sigma(x, gamma, b)
+
+
 def activation_prime(x: torch.Tensor, gamma: float = 0.2, b: float = 4.0) -> torch.Tensor:
     """``sigma'(x) = gamma + (1-gamma) sigmoid(b x)``, in ``(gamma, 1)``."""
-    return gamma + (1 - gamma) * torch.sigmoid(b * x)
+    x = _elementwise_input(x)
+    _activation_constants(gamma, b)
+    return _sigma_prime(x, gamma, b)
 
 
 def activation_second(x: torch.Tensor, gamma: float = 0.2, b: float = 4.0) -> torch.Tensor:
     """``sigma''(x) = (1-gamma) b s (1 - s)`` with ``s = sigmoid(b x)``; at most ``beta``."""
+    x = _elementwise_input(x)
+    _activation_constants(gamma, b)
     s = torch.sigmoid(b * x)
     return (1 - gamma) * b * s * (1 - s)
 
 
 def activation_beta(gamma: float = 0.2, b: float = 4.0) -> float:
     """Lipschitz constant of ``sigma'``: ``beta = (1-gamma) b / 4`` (the maximum of ``sigma''``)."""
+    _activation_constants(gamma, b)
     return (1 - gamma) * b / 4
 
 
@@ -220,7 +265,7 @@ def _forward_t(p: Mapping[str, torch.Tensor], X: torch.Tensor, cfg: QinConfig) -
     V = X @ p["WV"] @ p["WO"]
     Z = cfg.rho1 * X + S @ V
     U = Z @ p["W1"]
-    H = activation(U, cfg.gamma, cfg.b)
+    H = _sigma(U, cfg.gamma, cfg.b)
     F = cfg.rho2 * Z + H @ p["W2"]
     return {"P": P, "S": S, "V": V, "Z": Z, "U": U, "H": H, "F": F}
 
@@ -265,7 +310,7 @@ def _gradients_t(p: Mapping[str, torch.Tensor], X: torch.Tensor, Y: torch.Tensor
     tau = 1.0 / math.sqrt(p["WQ"].shape[1])
     S = f["S"]
     R = f["F"] - Y
-    D1 = activation_prime(f["U"], cfg.gamma, cfg.b) * (R @ p["W2"].T)
+    D1 = _sigma_prime(f["U"], cfg.gamma, cfg.b) * (R @ p["W2"].T)
     GZ = cfg.rho2 * R + D1 @ p["W1"].T
     GS = GZ @ f["V"].T
     GP = S * (GS - torch.sum(S * GS, dim=-1, keepdim=True))
@@ -288,6 +333,8 @@ def _gradients_t(p: Mapping[str, torch.Tensor], X: torch.Tensor, Y: torch.Tensor
 
 def n_params(dims: Dims) -> int:
     """Number of scalar parameters ``p``."""
+    if not isinstance(dims, Dims):
+        raise TypeError(f"dims must be a Dims, got {type(dims).__name__}")
     return sum(a * b for a, b in dims.shapes().values())
 
 

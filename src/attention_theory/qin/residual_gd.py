@@ -69,7 +69,7 @@ def random_instance(seed: int, *, N: int = 4, d: int = 6, dk: int = 3, dv: int =
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     Y = y_scale * rng.standard_normal((N, d))
     p = qm.init_params(dims, rng, qk_scale=qk_scale, vo_scale=vo_scale, ffn_scale=ffn_scale)
-    return Instance(p, torch.as_tensor(X), torch.as_tensor(Y),
+    return Instance(p, torch.as_tensor(X, dtype=DT), torch.as_tensor(Y, dtype=DT),
                     qm.QinConfig(n_seq=n_seq, rho1=rho1, rho2=rho2, gamma=gamma, b=b), dims)
 
 
@@ -87,7 +87,7 @@ def near_target_instance(seed: int, *, N: int = 4, d: int = 8, dk: int = 4, dv: 
     Uo, _ = np.linalg.qr(rng.standard_normal((N, N)))
     Vo, _ = np.linalg.qr(rng.standard_normal((d, N)))
     s = np.geomspace(1.0, 1.0 / kappa, N)
-    X = torch.as_tensor(Uo @ np.diag(s) @ Vo.T)
+    X = torch.as_tensor(Uo @ np.diag(s) @ Vo.T, dtype=DT)
     p = qm.init_params(dims, rng, vo_scale=vo_scale, orthonormal_W2=True)
     cfg = qm.QinConfig(rho1=rho1, rho2=1, gamma=gamma)
     with torch.no_grad():
@@ -98,7 +98,7 @@ def near_target_instance(seed: int, *, N: int = 4, d: int = 8, dk: int = 4, dv: 
     E /= np.linalg.norm(E)
     k1 = bq.theorem2_constants(p, X.numpy(), cfg, 1.0, sN, sd)  # G_R, r0 do not depend on L0
     eps = (margin * k1["star_lhs"] / (32 * k1["G_R"]) if loss0 is None else math.sqrt(2 * loss0))
-    Y = F0 + eps * torch.as_tensor(E)
+    Y = F0 + eps * torch.as_tensor(E, dtype=DT)
     L0 = 0.5 * eps**2
     k = bq.theorem2_constants(p, X.numpy(), cfg, L0, sN, sd)
     k.update(sigma_N_Z0=sN, sigma_d_W20=sd, loss0=L0,
@@ -172,7 +172,7 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
 
     def in_ball(rad):
         v = rng.standard_normal(p)
-        return th0 + torch.as_tensor(v / np.linalg.norm(v) * rad)
+        return th0 + torch.as_tensor(v / np.linalg.norm(v) * rad, dtype=DT)
 
     pairs = []
     for _ in range(pick(10, 200)):
@@ -180,7 +180,7 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
                       in_ball(radius * rng.uniform() ** (1 / 3)), "random"))
     for _ in range(pick(10, 200)):
         a = in_ball(radius * rng.uniform() * 0.99)
-        v = torch.as_tensor(rng.standard_normal(p))
+        v = torch.as_tensor(rng.standard_normal(p), dtype=DT)
         pairs.append((a, a + 1e-3 * radius * v / torch.linalg.vector_norm(v), "close"))
     traj = run_first_order(inst.loss, th0, steps=pick(10, 100), lr=0.02, keep_iterates=True)
     its = traj.iterates
@@ -196,7 +196,7 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
     for b in BLOCKS:   # pairs that differ in one block only (they separate the blocks' couplings)
         a = in_ball(radius * rng.uniform() * 0.99)
         v = torch.zeros(p, dtype=DT)
-        v[sl[b]] = torch.as_tensor(rng.standard_normal(sl[b].stop - sl[b].start))
+        v[sl[b]] = torch.as_tensor(rng.standard_normal(sl[b].stop - sl[b].start), dtype=DT)
         pairs.append((a, a + 1e-3 * radius * v / torch.linalg.vector_norm(v), f"only-{b}"))
     return LipContext(inst, radius, consts, C, Q1, pairs, lam)
 

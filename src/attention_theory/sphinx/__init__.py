@@ -187,6 +187,29 @@ def _registry_path(app: Sphinx) -> Path:
     return Path(app.outdir).parent / "registry"
 
 
+#: The committed records of the full-scale search campaign
+#: (``python -m attention_theory check --all --scale full --registry results/registry-full``),
+#: relative to the repository root: they join the records the chapters write during the build.
+CAMPAIGN_REGISTRY = Path("results") / "registry-full"
+
+
+def _records(app: Sphinx) -> list[dict[str, Any]]:
+    """The build's records (written by the executed chapters) and the committed full-scale
+    campaign's; a chapter's record of the same (claim, check, scale) replaces the campaign's."""
+    built = load_registry(_registry_path(app))
+    campaign_dir = Path(app.srcdir) / CAMPAIGN_REGISTRY
+    if not campaign_dir.is_dir():
+        return built
+    seen = {(r["claim_id"], r["check"], r.get("scale", "smoke")) for r in built}
+    extra = [r for r in load_registry(campaign_dir)
+             if (r["claim_id"], r["check"], r.get("scale", "smoke")) not in seen]
+    for r in extra:  # say where a full-scale record comes from on the claims page and in claims.json
+        if not r.get("data"):
+            r["data"] = {"files": [f"{CAMPAIGN_REGISTRY.as_posix()} (search campaign, commit "
+                                   f"{str(r.get('commit', '?'))[:12]})"]}
+    return built + extra
+
+
 def _builder_inited(app: Sphinx) -> None:
     reg = _registry_path(app)
     if reg.exists():
@@ -312,7 +335,7 @@ def _resolve_erratum_refs(app: Sphinx, doctree: nodes.document, docname: str) ->
     refs = list(doctree.findall(erratum_ref))
     if not refs:
         return
-    errata = {(r["claim_id"], r["check"]) for r in load_registry(_registry_path(app)) if r["status"] == "erratum"}
+    errata = {(r["claim_id"], r["check"]) for r in _records(app) if r["status"] == "erratum"}
     for node in refs:
         cid, check = node["claim_id"], node["check"]
         text = node["title"] or f"erratum {cid} / {check}"
@@ -333,7 +356,7 @@ def _registry_summary(app: Sphinx) -> dict[str, dict[str, Any]]:
     """The registry's per-claim summary, read once per build (after every chapter ran)."""
     cached = getattr(app, "_attn_summary", None)
     if cached is None:
-        cached = summarize_registry(load_registry(_registry_path(app)))
+        cached = summarize_registry(_records(app))
         app._attn_summary = cached  # type: ignore[attr-defined]
     return cached
 
@@ -387,7 +410,7 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
     has_counts = list(doctree.findall(errata_counts_placeholder))
     if not (has_claims or has_errata or has_graph or has_status or has_counts):
         return
-    records = load_registry(_registry_path(app))
+    records = _records(app)
     labels = _statement_labels(app.env)
     summary = summarize_registry(records)
     reg_status = {cid: row["status"] for cid, row in summary.items()}
@@ -631,7 +654,7 @@ def _errata_summary(app: Sphinx, docname: str, errata: list[dict[str, Any]]) -> 
 
 def _env_check_consistency(app: Sphinx, env: Any) -> None:
     """Warn about records without statements and statements without records."""
-    records = load_registry(_registry_path(app))
+    records = _records(app)
     labels = _statement_labels(env)
     recorded = {r["claim_id"] for r in records}
     pairs = set(registered_checks())
@@ -667,7 +690,7 @@ def _build_finished(app: Sphinx, exc: Exception | None) -> None:
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
     (static / "attn-registry.css").write_text(REGISTRY_CSS)
-    records = load_registry(_registry_path(app))
+    records = _records(app)
     summary = summarize_registry(records)
     statements = {k: {"docname": v.docname, "title": v.title, "uses": sorted(set(v.uses)),
                       "reconstructed": v.reconstructed}

@@ -30,7 +30,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_int, check_positive, check_rng
+from attention_theory._validate import as_tensor, check_bool, check_int, check_positive, check_rng
 
 __all__ = [
     "Layer",
@@ -55,12 +55,29 @@ __all__ = [
 DTYPE = torch.float64
 
 
-class Layer(NamedTuple):
-    """Parameters of one head (or one block layer): ``W_QK`` (d, d), ``W_v`` (d, k), ``W_c`` (k, d)."""
-
+class _LayerFields(NamedTuple):
     W_QK: torch.Tensor
     W_v: torch.Tensor
     W_c: torch.Tensor
+
+
+class Layer(_LayerFields):
+    """Parameters of one head (or one block layer): ``W_QK`` (d, d), ``W_v`` (d, k), ``W_c`` (k, d).
+
+    The matrices are validated (real, finite, non-empty, of matching shapes) and stored as given.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, W_QK: Any, W_v: Any, W_c: Any) -> "Layer":
+        qk = as_tensor(W_QK, "W_QK", ndim=2)
+        if qk.shape[0] != qk.shape[1]:
+            raise ValueError(f"W_QK must be square (d, d), got shape {tuple(qk.shape)}")
+        v = as_tensor(W_v, "W_v", ndim=2)
+        if v.shape[0] != qk.shape[0]:
+            raise ValueError(f"W_v must have shape ({qk.shape[0]}, k) to match W_QK, got {tuple(v.shape)}")
+        as_tensor(W_c, "W_c", shape=(v.shape[1], qk.shape[0]))
+        return super().__new__(cls, W_QK, W_v, W_c)
 
 
 #: Named activations with their Lipschitz constants ``L_sigma`` (all satisfy ``sigma(0) = 0``).
@@ -92,7 +109,7 @@ def _layer(params: Any, d: int, name: str = "params") -> Layer:
     if W_v.shape[0] != d:
         raise ValueError(f"{name}.W_v must have shape ({d}, k), got {tuple(W_v.shape)}")
     W_c = as_tensor(params[2], f"{name}.W_c", shape=(W_v.shape[1], d))
-    return Layer(W_QK, W_v, W_c)
+    return Layer._make((W_QK, W_v, W_c))  # validated above: no second pass
 
 
 def qk_from_factors(W_Q: Any, W_K: Any) -> torch.Tensor:
@@ -230,6 +247,11 @@ def parameter_count(d: int, k: int, *, L: int = 1, H: int = 1, k_qk: int | None 
     ``W_Q, W_K in R^{d x T}`` of Sec. 2.6 (needs ``T``), whose count grows with ``T``.
     """
     d, k, L, H = check_int(d, "d"), check_int(k, "k"), check_int(L, "L"), check_int(H, "H")
+    printed_qk_shape = check_bool(printed_qk_shape, "printed_qk_shape")
+    if T is not None:
+        T = check_int(T, "T")
+    if k_qk is not None:
+        k_qk = check_int(k_qk, "k_qk")
     if printed_qk_shape:
         if T is None:
             raise ValueError("T is required when printed_qk_shape=True")

@@ -7,14 +7,15 @@ layer. The checks of :mod:`attention_theory.trauger.checks.multi_layer` evaluate
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive, check_rng
+from attention_theory._validate import as_tensor, check_bool, check_int, check_positive, check_real, check_rng
 from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
 from attention_theory.trauger import model as tm
+from attention_theory.trauger._args import check_mapping, check_sequence
 from attention_theory.trauger.linear_covering import random_l1_ball
 
 __all__ = ['composite_cover', 'l11_ball', 'layer1_counterexample', 'lemma_e2_rhs', 'lemma_e2_terms', 'samples', 'unrolled_rhs', 'unrolled_terms']
@@ -40,6 +41,9 @@ def lemma_e2_terms(p: tm.Layer, ph: tm.Layer, Z: torch.Tensor, Zh: torch.Tensor,
     ``B_c``, ``B_v``, ``B_qk`` (largest over ``p`` and ``ph``) and ``rho`` (largest row norm of
     ``Z`` and ``hat Z``).
     """
+    Z = as_tensor(Z, "Z", ndim=2)
+    Zh = as_tensor(Zh, "Zh", shape=tuple(Z.shape))
+    p, ph = tm._layer(p, Z.shape[1], "p"), tm._layer(ph, Z.shape[1], "ph")
     act = tm.activation(sigma)
     lhs = _rownorm_max(tm.block_layer(p, Z, sigma) - tm.block_layer(ph, Zh, sigma))
     inner = act(tm.proj_norm(tm.layer_f(ph, Zh)))
@@ -56,6 +60,21 @@ def lemma_e2_terms(p: tm.Layer, ph: tm.Layer, Z: torch.Tensor, Zh: torch.Tensor,
     }
 
 
+_E2_KEYS = ("e_c", "e_qk", "e_v", "delta", "B_c", "B_v", "B_qk")
+_UNROLLED_KEYS = ("e_w", "e_c", "e_v", "e_qk", "B_c", "B_v", "B_qk", "B_w", "Bx")
+
+
+def _check_rho(rho: Any) -> float | torch.Tensor:
+    """A row-norm bound: a finite number >= 0, or a 0-d tensor of one (returned as given)."""
+    if isinstance(rho, torch.Tensor):
+        if rho.is_complex() or not rho.is_floating_point() or rho.numel() != 1:
+            raise TypeError(f"rho must be a real number or a one-element real tensor, got {rho!r}")
+        if not (bool(torch.isfinite(rho.detach()).all()) and float(rho.detach()) >= 0):
+            raise ValueError(f"rho must be a finite number >= 0, got {float(rho.detach())}")
+        return rho
+    return check_positive(rho, "rho", allow_zero=True)
+
+
 def lemma_e2_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, rho: float | torch.Tensor = 1.0,
                  rho_power: float = 2.0, c_delta: float = 1.0, c_delta_qk: float = 4.0,
                  c_qk: float = 2.0) -> torch.Tensor:
@@ -65,6 +84,12 @@ def lemma_e2_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, rho: float | tor
     + L_s B_c e_v`` with ``p = rho_power``.  The book's correction for layer 1 takes
     ``rho = max(1, Bx)``.
     """
+    check_mapping(t, "t", _E2_KEYS)  # validated only: the values are used as given
+    check_positive(L_sigma, "L_sigma", allow_zero=True)
+    _check_rho(rho)
+    check_real(rho_power, "rho_power")
+    for value, name in ((c_delta, "c_delta"), (c_delta_qk, "c_delta_qk"), (c_qk, "c_qk")):
+        check_positive(value, name, allow_zero=True)
     r = rho ** rho_power
     return (t["e_c"] + L_sigma * t["B_c"] * t["B_v"] * (c_delta + c_delta_qk * r * t["B_qk"]) * t["delta"]
             + c_qk * L_sigma * t["B_c"] * t["B_v"] * r * t["e_qk"] + L_sigma * t["B_c"] * t["e_v"])
@@ -76,6 +101,9 @@ def layer1_counterexample(Bx: float, eta: float = 1e-3, d: int = 2) -> tuple[tm.
     Returns ``(p, p_hat, X)``; with ``sigma = id`` and ``eta`` small no projection is active
     and Lemma E.2 at layer 1 has LHS/RHS ``~ Bx^2 / 2``.
     """
+    check_positive(Bx, "Bx")
+    check_real(eta, "eta")
+    d = check_int(d, "d")
     u = torch.zeros(d, dtype=torch.float64)
     u[0] = 1.0
     eye = torch.eye(d, dtype=torch.float64)
@@ -95,6 +123,25 @@ def unrolled_terms(layers: Sequence[tm.Layer], layers_h: Sequence[tm.Layer], w: 
     ``B_qk`` (largest over layers and both parameter sets), ``B_w = ||w||_2``, ``Bx`` (largest
     input row norm).
     """
+    check_sequence(layers, "layers")
+    check_sequence(layers_h, "layers_h")
+    if len(layers_h) != len(layers):
+        raise ValueError(f"layers_h must have one layer per layer of layers ({len(layers)}), got {len(layers_h)}")
+    check_sequence(Xs, "Xs")
+    Xs = [as_tensor(X, f"Xs[{j}]", ndim=2) for j, X in enumerate(Xs)]
+    d = Xs[0].shape[1]
+    for j, X in enumerate(Xs):
+        if X.shape[1] != d:
+            raise ValueError(f"Xs[{j}] must have {d} columns like Xs[0], got shape {tuple(X.shape)}")
+    layers = [tm._layer(p, d, f"layers[{i}]") for i, p in enumerate(layers)]
+    layers_h = [tm._layer(p, d, f"layers_h[{i}]") for i, p in enumerate(layers_h)]
+    w = as_tensor(w, "w", shape=(d,))
+    w_h = as_tensor(w_h, "w_h", shape=(d,))
+    if isinstance(cls_index, bool) or not isinstance(cls_index, (int, np.integer)):
+        raise TypeError(f"cls_index must be an integer, got {cls_index!r}")
+    T_min = min(X.shape[0] for X in Xs)
+    if not -T_min <= int(cls_index) < T_min:
+        raise ValueError(f"cls_index must index a row of every X in Xs (T >= {T_min}), got {cls_index}")
     L = len(layers)
     act = tm.activation(sigma)
     lhs, e_w = [], []
@@ -130,6 +177,14 @@ def unrolled_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, layer1_rho_power
     ``alpha_i = (L_s B_c B_v (1 + alpha_qk B_qk))^(L-i)``; ``rho_1 = max(1, Bx)`` when
     ``correct_layer1`` (the book's correction, erratum #7) and ``rho_i = 1`` otherwise (as printed).
     """
+    check_mapping(t, "t", _UNROLLED_KEYS)  # validated only: the values are used as given
+    check_positive(L_sigma, "L_sigma", allow_zero=True)
+    check_real(layer1_rho_power, "layer1_rho_power")
+    check_bool(correct_layer1, "correct_layer1")
+    check_positive(c_qk, "c_qk", allow_zero=True)
+    check_positive(alpha_qk, "alpha_qk", allow_zero=True)
+    if not isinstance(t["e_c"], torch.Tensor) or t["e_c"].ndim != 1 or t["e_c"].shape[0] == 0:
+        raise ValueError("t['e_c'] must be a tensor of shape (L,) with L >= 1")
     L = t["e_c"].shape[0]
     rate = L_sigma * t["B_c"] * t["B_v"] * (1 + alpha_qk * t["B_qk"])
     total = t["e_w"]

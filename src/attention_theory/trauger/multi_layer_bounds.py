@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import as_vector, check_int, check_positive
 
 __all__ = [
     "alphas",
@@ -88,8 +88,8 @@ def alphas(L: int, L_sigma: float, B_c2: float, B_v2: float, B_qk2: float, *, H:
 
 
 def _pairs(C: Sequence[float], beta: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    C = np.asarray(C, dtype=np.float64).ravel()
-    beta = np.asarray(beta, dtype=np.float64).ravel()
+    C = as_vector(C, "C", finite=False)
+    beta = as_vector(beta, "beta", finite=False)
     if C.shape != beta.shape or C.size == 0:
         raise ValueError(f"C and beta must be non-empty and of equal length, got {C.size} and {beta.size}")
     if not (np.all(np.isfinite(C)) and np.all(C > 0)):

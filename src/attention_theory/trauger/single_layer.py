@@ -15,11 +15,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attention_theory._validate import check_int
+from attention_theory._validate import as_matrix, as_vector, check_bool, check_int, check_positive, check_seed
 from attention_theory.config import pick
 from attention_theory.foundations.trend import log_slope
 from attention_theory.trauger import single_layer_bounds as tb
 from attention_theory.trauger import single_layer_model as ts
+from attention_theory.trauger._args import check_sequence
 
 __all__ = ['NUMPY_ACTIVATIONS', 'all_signs', 'expected_abs_rademacher_sum', 'fitted_rise', 'mc_curve', 'sec26_head_row', 'slope_ci', 'unit', 'T_TREND_MARGIN']
 
@@ -32,7 +33,27 @@ def all_signs(m: int) -> np.ndarray:
 
 def sec26_head_row(X_full: np.ndarray, W_qk: np.ndarray, W_v: np.ndarray, W_c: np.ndarray,
                    row: int, sigma: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """Row ``row`` of the Sec. 2.6 head ``sigma(softmax(X W_QK X^T) X W_v) W_c`` (plain numpy, (d,))."""
+    """Row ``row`` of the Sec. 2.6 head ``sigma(softmax(X W_QK X^T) X W_v) W_c`` (plain numpy, (d,)).
+
+    ``X_full`` ``(T, d)``, ``W_qk`` ``(d, d)``, ``W_v`` ``(d, k)``, ``W_c`` ``(k, d')``; ``sigma`` a
+    numpy function (e.g. of :data:`NUMPY_ACTIVATIONS`)."""
+    X_full = as_matrix(X_full, "X_full")
+    T, d = X_full.shape
+    W_qk = as_matrix(W_qk, "W_qk")
+    if W_qk.shape != (d, d):
+        raise ValueError(f"W_qk must have shape ({d}, {d}) to match X_full, got {W_qk.shape}")
+    W_v = as_matrix(W_v, "W_v")
+    if W_v.shape[0] != d:
+        raise ValueError(f"W_v must have shape ({d}, k) to match X_full, got {W_v.shape}")
+    W_c = as_matrix(W_c, "W_c")
+    if W_c.shape[0] != W_v.shape[1]:
+        raise ValueError(f"W_c must have shape ({W_v.shape[1]}, d') to match W_v, got {W_c.shape}")
+    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
+        raise TypeError(f"row must be an integer, got {row!r}")
+    if not -T <= int(row) < T:
+        raise ValueError(f"row must index a row of X_full (T = {T}), got {row}")
+    if not callable(sigma):
+        raise TypeError(f"sigma must be a callable (a numpy activation), got {type(sigma).__name__}")
     S = X_full @ W_qk @ X_full.T
     S = S - S.max(axis=1, keepdims=True)
     A = np.exp(S)
@@ -70,11 +91,24 @@ def mc_curve(*, Ts: tuple[int, ...] | None = None, m: int | None = None, d: int 
     """Monte-Carlo lower estimates of ``Rad_m`` of the single-layer class (``sigma = id``,
     ``||W_QK||_{1,1} <= B_qk``) for each ``T`` and token kind, with the Thm. 4.1 / Cor. 4.1.1 bound,
     the Edelman-type bound and the trivial bound ``B B_x``.  Smoke scale by default."""
-    Ts = tuple(Ts or pick((2, 8, 32, 128), (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)))
-    m = m or pick(256, 512)
-    n_draws = n_draws or pick(8, 16)
-    restarts = restarts or pick(3, 4)
-    steps = steps or pick(100, 200)
+    if Ts is None:
+        Ts = pick((2, 8, 32, 128), (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
+    Ts = tuple(check_sequence(Ts, "Ts"))
+    for i, T in enumerate(Ts):
+        check_int(T, f"Ts[{i}]")
+    m = pick(256, 512) if m is None else check_int(m, "m")
+    n_draws = pick(8, 16) if n_draws is None else check_int(n_draws, "n_draws", minimum=2)
+    restarts = pick(3, 4) if restarts is None else check_int(restarts, "restarts")
+    steps = pick(100, 200) if steps is None else check_int(steps, "steps", minimum=0)
+    d = check_int(d, "d")
+    for value, name in ((Bx, "Bx"), (B_qk, "B_qk"), (B, "B")):
+        check_positive(value, name)
+    check_sequence(kinds, "kinds")
+    for kind in kinds:
+        if kind not in ts.TOKEN_KINDS:
+            raise ValueError(f"kinds must hold names of {ts.TOKEN_KINDS}, got {kind!r}")
+    seed = check_seed(seed)
+    check_bool(progress, "progress")
     x_cls = 0.999 * Bx * unit(d)
     out: dict[str, Any] = {"T": list(Ts), "m": m, "d": d, "Bx": Bx, "B_qk": B_qk, "B": B,
                            "n_draws": n_draws, "restarts": restarts, "steps": steps, "seed": seed,
@@ -109,12 +143,28 @@ def slope_ci(T: list[int], per_draw: list[list[float]], *, n_boot: int = 2000, l
              seed: int = 0) -> tuple[float, float, float]:
     """``(slope, low, high)`` of the mean of ``per_draw[j]`` against ``ln T[j]`` with its percentile
     bootstrap interval (draws resampled within each ``T``): :func:`~attention_theory.foundations.trend.log_slope`."""
+    Tv = as_vector(T, "T")
+    if Tv.size < 2 or len(set(Tv.tolist())) != Tv.size or np.any(Tv <= 0):
+        raise ValueError(f"T must hold at least two distinct positive lengths, got {Tv.tolist()}")
+    if not isinstance(per_draw, np.ndarray):
+        check_sequence(per_draw, "per_draw")
+    if len(per_draw) != Tv.size:
+        raise ValueError(f"per_draw must hold one list of draws per length of T ({Tv.size}), got {len(per_draw)}")
+    for j, draws in enumerate(per_draw):
+        as_vector(draws, f"per_draw[{j}]")
+    check_seed(seed)
     est = log_slope(T, per_draw, statistic="mean", n_boot=n_boot, level=level, seed=seed)
     return est.slope, est.low, est.high
 
 
 def fitted_rise(T: list[int], y: list[float]) -> float:
     """Least-squares slope of ``y`` against ``log T``, times the range of ``log T`` (the fitted rise)."""
-    x = np.log(np.asarray(T, dtype=float))
-    slope = np.polyfit(x, np.asarray(y, dtype=float), 1)[0]
+    T = as_vector(T, "T")
+    if T.size < 2 or np.any(T <= 0) or np.unique(T).size < 2:
+        raise ValueError(f"T must hold at least two distinct positive lengths, got {T.tolist()}")
+    y = as_vector(y, "y")
+    if y.shape != T.shape:
+        raise ValueError(f"y must hold one value per length of T ({T.size}), got {y.size}")
+    x = np.log(T)
+    slope = np.polyfit(x, y, 1)[0]
     return float(slope * (x.max() - x.min()))

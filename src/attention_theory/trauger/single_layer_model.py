@@ -28,7 +28,16 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from attention_theory._validate import check_positive
+from attention_theory._validate import (
+    as_array,
+    check_bool,
+    check_int,
+    check_positive,
+    check_rng,
+    check_seed,
+    reject_complex,
+)
+from attention_theory.trauger._args import check_float_tensor
 
 __all__ = [
     "ACTIVATIONS",
@@ -75,8 +84,11 @@ def as_t(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None) -> tor
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
     if isinstance(x, torch.Tensor):
+        if x.is_complex():
+            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
         t = x if x.dtype == torch.float64 else x.double()
     else:
+        reject_complex(x, name)
         try:
             t = torch.as_tensor(np.asarray(x, dtype=np.float64))
         except (TypeError, ValueError) as exc:
@@ -111,6 +123,7 @@ def attention_weights(X: Any, W_qk: Any, x_cls: Any, *, transpose: bool = True) 
     ``X`` is ``(T, d)`` or ``(m, T, d)``; returns ``(T,)`` or ``(m, T)``.
     """
     X, W_qk, x_cls = _xq(X, W_qk, x_cls)
+    transpose = check_bool(transpose, "transpose")
     q = (W_qk.T if transpose else W_qk) @ x_cls
     return torch.softmax(X @ q, dim=-1)
 
@@ -163,7 +176,8 @@ def constraint_norms(w: Any, W_c: Any, W_v: Any, W_qk: Any) -> dict[str, float]:
     ``*_col`` = largest column l1 norm (what the proof uses), ``*_row`` = largest row l1
     norm (the printed ``||W^T||_{1,inf}``).
     """
-    w, W_c, W_v = (as_t(a, n).detach().numpy() for a, n in ((w, "w"), (W_c, "W_c"), (W_v, "W_v")))
+    w, W_c, W_v = (as_t(a, n, ndim=nd).detach().numpy() for a, n, nd in ((w, "w", 1), (W_c, "W_c", 2),
+                                                                            (W_v, "W_v", 2)))
     W_qk = as_t(W_qk, "W_qk", ndim=2).detach().numpy()
     return {
         "w_l1": float(np.abs(w).sum()),
@@ -175,19 +189,33 @@ def constraint_norms(w: Any, W_c: Any, W_v: Any, W_qk: Any) -> dict[str, float]:
     }
 
 
-def into_l1_ball(Z: torch.Tensor, radius: float) -> torch.Tensor:
-    """Differentiable surjection onto the l1 ball over the last axis: ``radius z / max(1, ||z||_1)``.
-
-    Optimizing over an unconstrained ``Z`` through this map searches exactly the ball.
-    """
-    radius = check_positive(radius, "radius")
+def _into_l1_ball(Z: torch.Tensor, radius: float) -> torch.Tensor:
+    """:func:`into_l1_ball` without validation (the optimizers' inner loops; ``radius`` checked)."""
     n = Z.abs().sum(-1, keepdim=True)
     return radius * Z / torch.clamp(n, min=1.0)
 
 
+def _into_l1_columns(Z: torch.Tensor, radius: float) -> torch.Tensor:
+    """:func:`into_l1_columns` without validation."""
+    return _into_l1_ball(Z.transpose(-1, -2), radius).transpose(-1, -2)
+
+
+def into_l1_ball(Z: torch.Tensor, radius: float) -> torch.Tensor:
+    """Differentiable surjection onto the l1 ball over the last axis: ``radius z / max(1, ||z||_1)``.
+
+    ``Z``: a real floating-point tensor of any shape ``(..., n)``.  Optimizing over an
+    unconstrained ``Z`` through this map searches exactly the ball.
+    """
+    radius = check_positive(radius, "radius")
+    Z = check_float_tensor(Z, "Z", min_ndim=1)
+    return _into_l1_ball(Z, radius)
+
+
 def into_l1_columns(Z: torch.Tensor, radius: float) -> torch.Tensor:
     """:func:`into_l1_ball` applied to every column of ``Z`` (``(..., r, c)``)."""
-    return into_l1_ball(Z.transpose(-1, -2), radius).transpose(-1, -2)
+    radius = check_positive(radius, "radius")
+    Z = check_float_tensor(Z, "Z", min_ndim=2)
+    return _into_l1_columns(Z, radius)
 
 
 def project_l1_ball(v: Any, radius: float) -> np.ndarray:
@@ -196,9 +224,7 @@ def project_l1_ball(v: Any, radius: float) -> np.ndarray:
     Sort-based algorithm (Duchi et al. 2008); returns an array of the shape of ``v``.
     """
     radius = check_positive(radius, "radius")
-    a = np.asarray(v, dtype=np.float64)
-    if not np.all(np.isfinite(a)):
-        raise ValueError("v must contain only finite values")
+    a = as_array(v, "v")
     x = a.ravel()
     if np.abs(x).sum() <= radius:
         return a.copy()
@@ -212,6 +238,12 @@ def project_l1_ball(v: Any, radius: float) -> np.ndarray:
 def random_feasible_params(rng: np.random.Generator, d: int, k: int, *, B_w: float, B_Wc: float,
                            B_Wv: float, B_qk: float, boundary: bool = True) -> dict[str, np.ndarray]:
     """Random ``(w, W_c, W_v, W_qk)`` satisfying the corrected hypotheses (on the boundary if asked)."""
+    rng = check_rng(rng)
+    d, k = check_int(d, "d"), check_int(k, "k")
+    for value, name in ((B_w, "B_w"), (B_Wc, "B_Wc"), (B_Wv, "B_Wv"), (B_qk, "B_qk")):
+        check_positive(value, name)
+    boundary = check_bool(boundary, "boundary")
+
     def scale(Z: np.ndarray, r: float, axis: int | None) -> np.ndarray:
         n = np.abs(Z).sum(axis=axis, keepdims=axis is not None)
         f = r / n if boundary else r * rng.uniform(0, 1, size=np.shape(n)) / n
@@ -240,10 +272,10 @@ def sample_tokens(rng: np.random.Generator, m: int, T: int, d: int, Bx: float, *
     ``+-e_j`` for ``j < r`` (default ``r = d``), uniformly: a small alphabet of orthogonal
     tokens, the adversarial choice of the catalogue (attention can *select* a token type).
     """
-    from attention_theory._validate import check_int
-
+    rng = check_rng(rng)
     m, T, d = check_int(m, "m"), check_int(T, "T"), check_int(d, "d")
     Bx = check_positive(Bx, "Bx")
+    check_positive(shrink, "shrink")
     if kind not in TOKEN_KINDS:
         raise ValueError(f"kind must be one of {TOKEN_KINDS}, got {kind!r}")
     if kind == "sphere":
@@ -269,10 +301,29 @@ def outer_sup_identity(eps: Any, X: Any, W_qk: Any, x_cls: Any, *, B: float = 1.
     ``W_c = B_Wc e_1 e_1^T``, ``W_v = B_Wv s e_j e_1^T`` (see ``trauger-eq-c-4``).
     """
     X = as_t(X, "X", ndim=3)
+    m, _, d = X.shape
     eps = as_t(eps, "eps")
+    if eps.ndim < 1 or eps.shape[-1] != m:
+        raise ValueError(f"eps must have shape (..., {m}) (m = {m} samples of X), got {tuple(eps.shape)}")
     W_qk = as_t(W_qk, "W_qk")
+    if W_qk.ndim < 2 or tuple(W_qk.shape[-2:]) != (d, d):
+        raise ValueError(f"W_qk must have shape (..., {d}, {d}) to match X, got {tuple(W_qk.shape)}")
+    try:
+        torch.broadcast_shapes(eps.shape[:-1], W_qk.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f"the batch shapes of eps {tuple(eps.shape[:-1])} and W_qk {tuple(W_qk.shape[:-2])} "
+                         "do not broadcast") from None
     x_cls = as_t(x_cls, "x_cls", ndim=1)
+    if x_cls.shape != (d,):
+        raise ValueError(f"x_cls must have shape ({d},), got {tuple(x_cls.shape)}")
     B = check_positive(B, "B")
+    transpose = check_bool(transpose, "transpose")
+    return _outer_sup_identity(eps, X, W_qk, x_cls, B, transpose)
+
+
+def _outer_sup_identity(eps: torch.Tensor, X: torch.Tensor, W_qk: torch.Tensor, x_cls: torch.Tensor,
+                        B: float, transpose: bool) -> torch.Tensor:
+    """:func:`outer_sup_identity` on validated float64 tensors (the optimizers' inner loops)."""
     q = (W_qk.transpose(-1, -2) if transpose else W_qk) @ x_cls  # (..., d)
     scores = torch.einsum("mtd,...d->...mt", X, q)
     v = torch.einsum("...mt,mtd->...md", torch.softmax(scores, dim=-1), X)
@@ -293,15 +344,21 @@ def rademacher_mc_identity(X: Any, x_cls: Any, *, B: float, B_qk: float, n_draws
     bound on that draw's supremum.  Returns ``{"mean", "se", "per_draw", "eps"}`` (``Rad``
     includes ``1/m``).
     """
-    from attention_theory._validate import check_int
     from attention_theory.foundations.gd import run_first_order
 
     X = as_t(X, "X", ndim=3)
     m, _, d = X.shape
+    x_cls = as_t(x_cls, "x_cls", ndim=1)
+    if x_cls.shape != (d,):
+        raise ValueError(f"x_cls must have shape ({d},), got {tuple(x_cls.shape)}")
+    B = check_positive(B, "B")
     n_draws = check_int(n_draws, "n_draws", minimum=2)
     restarts = check_int(restarts, "restarts")
     steps = check_int(steps, "steps", minimum=0)
     B_qk = check_positive(B_qk, "B_qk")
+    check_positive(lr, "lr")
+    seed = check_seed(seed)
+    transpose = check_bool(transpose, "transpose")
     rng = np.random.default_rng(seed)
     eps = torch.as_tensor(rng.choice([-1.0, 1.0], size=(n_draws, m)))
     Z0 = rng.laplace(size=(n_draws, restarts, d * d))
@@ -310,9 +367,9 @@ def rademacher_mc_identity(X: Any, x_cls: Any, *, B: float, B_qk: float, n_draws
     shape = (n_draws, restarts, d, d)
     e = eps[:, None, :]
 
-    def values(z: torch.Tensor) -> torch.Tensor:
-        W = into_l1_ball(z.reshape(n_draws, restarts, d * d), B_qk).reshape(shape)
-        return outer_sup_identity(e, X, W, x_cls, B=B, transpose=transpose)
+    def values(z: torch.Tensor) -> torch.Tensor:  # inputs validated above: no checks per step
+        W = _into_l1_ball(z.reshape(n_draws, restarts, d * d), B_qk).reshape(shape)
+        return _outer_sup_identity(e, X, W, x_cls, B, transpose)
 
     traj = run_first_order(lambda z: -values(z).sum(), torch.as_tensor(Z0.ravel()),
                            steps=steps, lr=lr, method="adam")
@@ -332,31 +389,43 @@ def sup_full_class(eps: Any, X: Any, x_cls: Any, *, k: int, B_w: float, B_Wc: fl
     ``W_qk_fixed`` is given) with batched Adam through :func:`into_l1_ball` /
     :func:`into_l1_columns`.  Returns shape ``(n,)`` (no ``1/m``).
     """
-    from attention_theory._validate import check_int
     from attention_theory.foundations.gd import run_first_order
 
     X = as_t(X, "X", ndim=3)
     eps = as_t(eps, "eps", ndim=2)
     n, m = eps.shape
     d = X.shape[-1]
+    if m != X.shape[0]:
+        raise ValueError(f"eps must have shape (n, {X.shape[0]}) (one sign per sample of X), got {tuple(eps.shape)}")
     k, restarts = check_int(k, "k"), check_int(restarts, "restarts")
     x_cls = as_t(x_cls, "x_cls", ndim=1)
+    if x_cls.shape != (d,):
+        raise ValueError(f"x_cls must have shape ({d},), got {tuple(x_cls.shape)}")
+    B_w, B_Wc, B_Wv, B_qk = (check_positive(v, name) for v, name in
+                             ((B_w, "B_w"), (B_Wc, "B_Wc"), (B_Wv, "B_Wv"), (B_qk, "B_qk")))
     act = activation(sigma)
+    steps = check_int(steps, "steps", minimum=0)
+    check_positive(lr, "lr")
+    seed = check_seed(seed)
+    if W_qk_fixed is not None:
+        W_qk_fixed = as_t(W_qk_fixed, "W_qk_fixed", ndim=2)
+        if W_qk_fixed.shape != (d, d):
+            raise ValueError(f"W_qk_fixed must have shape ({d}, {d}), got {tuple(W_qk_fixed.shape)}")
     rng = np.random.default_rng(seed)
     sizes = [d, k * d, d * k] + ([] if W_qk_fixed is not None else [d * d])
     total = sum(sizes)
     Z0 = rng.standard_normal((n, restarts, total))
 
-    def unpack(z: torch.Tensor):
+    def unpack(z: torch.Tensor):  # inputs validated above: no checks per step
         z = z.reshape(n, restarts, total)
         parts = torch.split(z, sizes, dim=-1)
-        w = into_l1_ball(parts[0], B_w)
-        W_c = into_l1_columns(parts[1].reshape(n, restarts, k, d), B_Wc)
-        W_v = into_l1_columns(parts[2].reshape(n, restarts, d, k), B_Wv)
+        w = _into_l1_ball(parts[0], B_w)
+        W_c = _into_l1_columns(parts[1].reshape(n, restarts, k, d), B_Wc)
+        W_v = _into_l1_columns(parts[2].reshape(n, restarts, d, k), B_Wv)
         if W_qk_fixed is not None:
-            W_qk = as_t(W_qk_fixed, "W_qk_fixed", ndim=2).expand(n, restarts, d, d)
+            W_qk = W_qk_fixed.expand(n, restarts, d, d)
         else:
-            W_qk = into_l1_ball(parts[3], B_qk).reshape(n, restarts, d, d)
+            W_qk = _into_l1_ball(parts[3], B_qk).reshape(n, restarts, d, d)
         return w, W_c, W_v, W_qk
 
     def values(z: torch.Tensor) -> torch.Tensor:
@@ -370,6 +439,6 @@ def sup_full_class(eps: Any, X: Any, x_cls: Any, *, k: int, B_w: float, B_Wc: fl
         return torch.einsum("nrm,nm->nr", f, eps)
 
     traj = run_first_order(lambda z: -values(z).sum(), torch.as_tensor(Z0.ravel()),
-                           steps=check_int(steps, "steps", minimum=0), lr=lr, method="adam")
+                           steps=steps, lr=lr, method="adam")
     with torch.no_grad():
         return values(traj.final).max(dim=1).values.numpy()

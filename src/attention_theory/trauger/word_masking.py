@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attention_theory._validate import as_array, as_matrix, check_int, check_positive, check_seed
 from attention_theory.foundations.softmax import softmax
 from attention_theory.trauger import single_layer_model as ts
 
@@ -21,14 +22,18 @@ __all__ = ['loss_class_mc', 'masked_logits', 'printed_masked_loss']
 
 def printed_masked_loss(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Eq. 5.1 literally: ``-sum_c y_c log softmax(x)_c`` with one-hot ``y`` (shapes ``(..., K)``)."""
+    x = as_array(x, "x")
+    y = as_array(y, "y")
+    if x.ndim == 0 or y.shape != x.shape:
+        raise ValueError(f"x and y must have the same shape (..., K), got x {x.shape} and y {y.shape}")
     return -np.sum(y * np.log(softmax(x)), axis=-1)
 
 
 def masked_logits(W: Any, Y_tau: Any) -> np.ndarray:
     """Vocabulary scores ``W (Y_L)_tau``: ``W`` ``(K, d)``, ``Y_tau`` ``(..., d)`` -> ``(..., K)``."""
-    W = np.asarray(W, dtype=np.float64)
-    Y_tau = np.asarray(Y_tau, dtype=np.float64)
-    if W.ndim != 2 or Y_tau.shape[-1] != W.shape[1]:
+    W = as_matrix(W, "W")
+    Y_tau = as_array(Y_tau, "Y_tau")
+    if Y_tau.ndim == 0 or Y_tau.shape[-1] != W.shape[1]:
         raise ValueError(f"W must be (K, d) and Y_tau (..., d); got {W.shape} and {Y_tau.shape}")
     return Y_tau @ W.T
 
@@ -41,6 +46,14 @@ def loss_class_mc(*, K: int, m: int, T: int, d: int = 3, k: int = 2, Bx: float =
     ``||W_c||, ||W_v|| <= 1`` (ReLU), ``||W_QK||_{1,1} <= B_qk``; batched Adam, sup over all weights."""
     from attention_theory.foundations.gd import run_first_order
 
+    K, m, T, d, k = (check_int(v, name) for v, name in ((K, "K"), (m, "m"), (T, "T"), (d, "d"), (k, "k")))
+    for value, name in ((Bx, "Bx"), (B_w, "B_w"), (B_qk, "B_qk"), (clip, "clip")):
+        check_positive(value, name)
+    n_draws = check_int(n_draws, "n_draws", minimum=2)
+    restarts = check_int(restarts, "restarts")
+    steps = check_int(steps, "steps", minimum=0)
+    seed = check_seed(seed)
+    r_w, r_qk = float(B_w), float(B_qk)  # the radii (validated) of the inner loop
     rng = np.random.default_rng(seed)
     X = torch.as_tensor(ts.sample_tokens(rng, m, T, d, Bx))
     x_mask = torch.as_tensor(ts.sample_tokens(rng, 1, 1, d, Bx)[0, 0])
@@ -52,10 +65,10 @@ def loss_class_mc(*, K: int, m: int, T: int, d: int = 3, k: int = 2, Bx: float =
 
     def values(z: torch.Tensor) -> torch.Tensor:
         parts = torch.split(z.reshape(n_draws, restarts, total), sizes, dim=-1)
-        W = ts.into_l1_ball(parts[0].reshape(n_draws, restarts, K, d), B_w)
-        W_c = ts.into_l1_columns(parts[1].reshape(n_draws, restarts, k, d), 1.0)
-        W_v = ts.into_l1_columns(parts[2].reshape(n_draws, restarts, d, k), 1.0)
-        W_qk = ts.into_l1_ball(parts[3], B_qk).reshape(n_draws, restarts, d, d)
+        W = ts._into_l1_ball(parts[0].reshape(n_draws, restarts, K, d), r_w)  # validated above
+        W_c = ts._into_l1_columns(parts[1].reshape(n_draws, restarts, k, d), 1.0)
+        W_v = ts._into_l1_columns(parts[2].reshape(n_draws, restarts, d, k), 1.0)
+        W_qk = ts._into_l1_ball(parts[3], r_qk).reshape(n_draws, restarts, d, d)
         q = W_qk.transpose(-1, -2) @ x_mask
         p = torch.softmax(torch.einsum("mtd,nrd->nrmt", X, q), dim=-1)
         v = torch.einsum("nrmt,mtd->nrmd", p, X)

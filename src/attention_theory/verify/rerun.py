@@ -54,21 +54,33 @@ def needs_data(fn: Callable[..., Any]) -> list[str]:
             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
-def rerun_claim(claim_id: str, *, scale: str, folder: str | Path) -> list[dict[str, Any]]:
+def rerun_claim(claim_id: str, *, scale: str, folder: str | Path,
+                skip_recorded: bool = False) -> list[dict[str, Any]]:
     """Run every check of ``claim_id`` that needs no data at ``scale``, writing records into
     ``folder``.  Returns one entry per check function: ``{"checks", "status"
-    ("ran"/"fails"/"error"/"needs-data"), "message", "seconds"}``."""
+    ("ran"/"fails"/"error"/"needs-data"/"recorded"), "message", "seconds"}``.  With
+    ``skip_recorded`` a check function whose checks all have a record at ``scale`` in ``folder``
+    is not run again (status ``"recorded"``): an interrupted campaign resumes where it stopped."""
     table = claim_checks()
     if claim_id not in table:
         raise KeyError(f"no registered check for claim {claim_id!r} (see --list)")
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
+    if not isinstance(skip_recorded, bool):
+        raise TypeError(f"skip_recorded must be a bool, got {type(skip_recorded).__name__}")
     by_fn: dict[Callable[..., Any], list[str]] = {}
     for name, fn in table[claim_id]:
         by_fn.setdefault(fn, []).append(name)
+    recorded = ({r["check"] for r in load_registry(folder)
+                 if r["claim_id"] == claim_id and r.get("scale") == scale}
+                if skip_recorded and Path(folder).is_dir() else set())
     out = []
     for fn, names in by_fn.items():
         entry: dict[str, Any] = {"checks": names, "function": f"{fn.__module__}.{fn.__name__}"}
+        if recorded and set(names) <= recorded:
+            entry.update(status="recorded", message="already recorded in the registry folder", seconds=0.0)
+            out.append(entry)
+            continue
         missing = needs_data(fn)
         if missing:
             entry.update(status="needs-data", message=(
@@ -131,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--against", help="registry folder or claims.json to compare with "
                                       "(default: the last book build's)")
     ap.add_argument("--registry", help="keep the fresh records in this folder (default: a temporary one)")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --registry: skip the checks that already have a record at this scale "
+                         "there (to continue an interrupted --all campaign)")
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     table = claim_checks()
     if args.list:
@@ -147,25 +162,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"no registered check for claim {args.claim_id!r} (see --list)")
     registered = {(r["claim_id"], r["check"], r.get("scale", "smoke")): r
                   for r in registered_records(args.against)}
+    if args.resume and not args.registry:
+        ap.error("--resume needs --registry (the folder whose records are kept)")
     folder = Path(args.registry) if args.registry else Path(tempfile.mkdtemp(prefix="attn-check-"))
     folder.mkdir(parents=True, exist_ok=True)
     failed = False
     for cid in claims:
-        entries = rerun_claim(cid, scale=args.scale, folder=folder)
+        t_claim = time.perf_counter()
+        entries = rerun_claim(cid, scale=args.scale, folder=folder, skip_recorded=args.resume)
         fresh = {(r["claim_id"], r["check"]): r for r in load_registry(folder)
                  if r["claim_id"] == cid and r.get("scale") == args.scale}
-        print(f"{cid} ({args.scale} scale)")
+        print(f"{cid} ({args.scale} scale, {time.perf_counter() - t_claim:.1f} s)")
         for e in entries:
             if e["status"] in ("fails", "error"):
                 failed = True
                 print(f"  {e['status'].upper()} {e['function']}: {e['message']}")
-            elif e["status"] == "needs-data":
+            elif e["status"] in ("needs-data", "recorded"):
                 print(f"  {'/'.join(e['checks'])}: {e['message']}")
             for name in e["checks"]:
-                if e["status"] == "needs-data":
+                if e["status"] in ("needs-data", "recorded"):
                     continue
                 print(f"  {name} [{e['seconds']:.1f} s]\n    now:        {_line(fresh.get((cid, name)))}"
                       f"\n    registered: {_line(registered.get((cid, name, args.scale)))}")
+        sys.stdout.flush()  # a long campaign's log shows each claim as soon as it is done
     if args.registry:
         print(f"records written to {folder}")
     return 1 if failed else 0

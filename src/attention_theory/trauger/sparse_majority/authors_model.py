@@ -52,6 +52,7 @@ import numpy as np
 import torch
 
 from attention_theory._validate import check_int
+from attention_theory.trauger._args import check_float_tensor, check_int_tensor
 from attention_theory.trauger.sparse_majority.data import check_index_set_size
 
 __all__ = [
@@ -220,12 +221,10 @@ def embed_authors(bits: torch.Tensor, embeddings: torch.Tensor, *,
                   dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """The model input of lines 49-58: ``X[n, j] = E[bits[n, j]] + PE[j]`` for ``j < T`` and
     ``X[n, T] = E[CLS] + PE[T]``; ``bits`` ``(n, T)`` -> ``X`` ``(n, T + 1, d)``."""
-    if not isinstance(bits, torch.Tensor) or bits.ndim != 2:
-        raise ValueError("bits must be a 2-d tensor of shape (n, T)")
-    if bits.numel() and int(bits.max()) > 1:
-        raise ValueError("bits must take values in {0, 1}")
-    if not isinstance(embeddings, torch.Tensor) or embeddings.ndim != 2 or embeddings.shape[0] != 3:
-        raise ValueError("embeddings must be a tensor of shape (3, d)")
+    check_int_tensor(bits, "bits", ndim=2, low=0, high=1)
+    check_float_tensor(embeddings, "embeddings", ndim=2)
+    if embeddings.shape[0] != 3:
+        raise ValueError(f"embeddings must be a tensor of shape (3, d), got {tuple(embeddings.shape)}")
     n, T = bits.shape
     d = embeddings.shape[1]
     E = embeddings.to(dtype)
@@ -271,8 +270,24 @@ def init_authors_params(shape: ModelShape, *, generator: torch.Generator,
     return torch.cat([p[name].reshape(-1) for name in shape.shapes()]).to(dtype)
 
 
+def _check_shape(shape: object) -> ModelShape:
+    if not isinstance(shape, ModelShape):
+        raise TypeError(f"shape must be a ModelShape, got {type(shape).__name__}")
+    return shape
+
+
 def unflatten(flat: torch.Tensor, shape: ModelShape) -> dict[str, torch.Tensor]:
-    """Views of a flat parameter tensor ``(*B, P)`` as named tensors ``(*B, *shape)`` (no copy)."""
+    """Views of a flat parameter tensor ``(*B, P)`` (real, finite) as named tensors
+    ``(*B, *shape)`` (no copy)."""
+    _check_shape(shape)
+    check_float_tensor(flat, "flat", min_ndim=1)
+    if flat.shape[-1] != shape.size:
+        raise ValueError(f"flat must be a tensor of shape (..., {shape.size}), got {tuple(flat.shape)}")
+    return unflatten_unchecked(flat, shape)
+
+
+def unflatten_unchecked(flat: torch.Tensor, shape: ModelShape) -> dict[str, torch.Tensor]:
+    """:func:`unflatten` with a shape check only (the trainers' inner loops)."""
     if not isinstance(flat, torch.Tensor) or flat.ndim < 1 or flat.shape[-1] != shape.size:
         raise ValueError(f"flat must be a tensor of shape (..., {shape.size}), "
                          f"got {tuple(getattr(flat, 'shape', ()))}")
@@ -283,6 +298,7 @@ def unflatten(flat: torch.Tensor, shape: ModelShape) -> dict[str, torch.Tensor]:
 
 def bias_mask(shape: ModelShape) -> torch.Tensor:
     """Boolean ``(P,)``: ``True`` at the biases (for the weight norm without biases)."""
+    _check_shape(shape)
     mask = torch.zeros(shape.size, dtype=torch.bool)
     for name, (a, b) in shape.offsets().items():
         if name.startswith("b"):
@@ -381,7 +397,7 @@ class TextbookModel(torch.nn.Module):
     @torch.no_grad()
     def load_flat(self, flat: torch.Tensor) -> "TextbookModel":
         """Set every parameter from a flat ``(P,)`` vector (padding blocks of ``"mha"`` set to 0)."""
-        views = unflatten(flat, self.shape)
+        views = unflatten_unchecked(flat, self.shape)
         if self.attention == "mha":
             for t in (self.mha.q_proj_weight, self.mha.in_proj_bias, self.mha.out_proj.weight,
                       self.mha.out_proj.bias):

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import torch
 
 from attention_theory._validate import check_int
+from attention_theory.trauger._args import check_sequence
 from attention_theory.trauger.sparse_majority.authors_model import (
     TextbookModel,
     embed_authors,
@@ -58,6 +59,13 @@ def naive_steps_per_second(config: ProtocolConfig, *, epochs: int = 1,
         raise TypeError(f"config must be a ProtocolConfig, got {type(config).__name__}")
     epochs = check_int(epochs, "epochs", minimum=1)
     dt = {"float32": torch.float32, "float64": torch.float64}[config.dtype]
+    if runs is not None:
+        check_sequence(runs, "runs")
+        for i, pair in enumerate(runs):
+            if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"runs[{i}] must be a pair (T, seed), got {pair!r}")
+            check_int(pair[0], f"runs[{i}] T", minimum=config.k + 1)
+            check_int(pair[1], f"runs[{i}] seed", minimum=0)
     chosen = list(config.runs if runs is None else runs)
     cfg_runs = dataclasses.replace(config, Ts=tuple(sorted({T for T, _ in chosen})),
                                    seeds=tuple(sorted({s for _, s in chosen})))

@@ -20,8 +20,9 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_path
 from attention_theory.results import atomic_write_bytes, load_checkpoint
+from attention_theory.trauger._args import check_mapping
 from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig
 from attention_theory.trauger.sparse_majority.structured import StructuredTrainer
 
@@ -133,6 +134,11 @@ def write_weights(path: str | Path, weights: dict[str, np.ndarray]) -> tuple[Pat
     SHA-256 of its bytes (recorded in the result's provenance)."""
     import io
 
+    check_path(path, "path")
+    check_mapping(weights, "weights")
+    for key in weights:
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"weights must be keyed by array names (non-empty strings), got {key!r}")
     buf = io.BytesIO()
     np.savez_compressed(buf, **weights)
     data = buf.getvalue()

@@ -23,6 +23,7 @@ import dataclasses
 import torch
 
 from attention_theory._validate import check_int
+from attention_theory.trauger._args import check_int_tensor
 
 __all__ = [
     "check_index_set_size",
@@ -103,12 +104,25 @@ def sample_index_set(T: int, k: int = 9, *, seed: int) -> torch.Tensor:
     return torch.sort(perm[:k]).values
 
 
+def _check_bits(S: object, name: str) -> torch.Tensor:
+    """A non-empty 2-d tensor of binary symbols (integer, bool or floating dtype, values 0 and 1)."""
+    if not isinstance(S, torch.Tensor):
+        raise TypeError(f"{name} must be a 2-d tensor of shape (n, T), got {type(S).__name__}")
+    if S.is_complex():
+        raise TypeError(f"{name} must be real, got dtype {S.dtype}")
+    if S.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d tensor of shape (n, T), got shape {tuple(S.shape)}")
+    if S.numel() == 0:
+        raise ValueError(f"{name} must not be empty (shape {tuple(S.shape)})")
+    if not bool(((S == 0) | (S == 1)).all()):
+        raise ValueError(f"{name} must hold the symbols 0 and 1 only")
+    return S
+
+
 def majority_labels(S: torch.Tensor, index_set: torch.Tensor) -> torch.Tensor:
     """Labels ``y = 1{ sum_{i in I} S_i > |I| / 2 }`` of sequences ``S`` of shape ``(n, T)``."""
-    if not isinstance(S, torch.Tensor) or S.ndim != 2:
-        raise ValueError("S must be a 2-d tensor of shape (n, T)")
-    if not isinstance(index_set, torch.Tensor) or index_set.ndim != 1 or index_set.numel() == 0:
-        raise ValueError("index_set must be a non-empty 1-d tensor of positions")
+    _check_bits(S, "S")
+    check_int_tensor(index_set, "index_set", ndim=1)
     if int(index_set.min()) < 0 or int(index_set.max()) >= S.shape[1]:
         raise ValueError(f"index_set must lie in [0, T) with T={S.shape[1]}")
     votes = S[:, index_set].to(torch.int64).sum(dim=1)
@@ -124,17 +138,15 @@ def sample_sequences(n: int, T: int, *, seed: int) -> torch.Tensor:
 
 def with_cls(S: torch.Tensor) -> torch.Tensor:
     """Prepend the ``[CLS]`` token: ``(n, T)`` -> tokens ``(n, T + 1)`` with column 0 = :data:`CLS`."""
-    if not isinstance(S, torch.Tensor) or S.ndim != 2:
-        raise ValueError("S must be a 2-d tensor of shape (n, T)")
+    _check_bits(S, "S")
     cls = torch.full((S.shape[0], 1), CLS, dtype=S.dtype)
     return torch.cat([cls, S], dim=1)
 
 
 def embed(tokens: torch.Tensor, d: int, *, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """Model input ``X[n, t] = E[tokens[n, t]] + PE[t]``, shape ``(n, L, d)`` for tokens ``(n, L)``."""
-    if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2:
-        raise ValueError("tokens must be a 2-d tensor of shape (n, L)")
-    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) > CLS):
+    check_int_tensor(tokens, "tokens", ndim=2)
+    if int(tokens.min()) < 0 or int(tokens.max()) > CLS:
         raise ValueError("tokens must take values in {0, 1, 2 (CLS)}")
     E = token_embeddings(d, dtype=dtype)
     return E[tokens] + positional_encoding(tokens.shape[1], d, dtype=dtype)[None]
@@ -167,6 +179,8 @@ def make_sparse_majority(T: int, *, seed: int, n_train: int = 300, n_val: int = 
     """
     T = check_int(T, "T", minimum=2)
     seed = check_int(seed, "seed", minimum=0)
+    n_train = check_int(n_train, "n_train")
+    n_val = check_int(n_val, "n_val")
     base = 1_000_003 * seed + 7919 * T
     index_set = sample_index_set(T, k, seed=base)
     S_tr = sample_sequences(n_train, T, seed=base + 1)

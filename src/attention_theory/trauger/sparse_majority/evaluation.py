@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from attention_theory.foundations.trend import TrendEstimate, log_slope
+from attention_theory.trauger.sparse_majority.model import check_params
 from attention_theory.trauger.sparse_majority.training import (
     SweepConfig,
     build_sweep_data,
@@ -26,6 +27,12 @@ __all__ = ['reevaluate', 'doubling_slope']
 def reevaluate(config: SweepConfig, best_params: Mapping[str, torch.Tensor]) -> dict[str, np.ndarray]:
     """Regenerate every run's data from its seed and evaluate the best-epoch parameters:
     per-run ``train_loss``, ``train_acc``, ``val_loss``, ``val_acc`` (float64 arrays)."""
+    if not isinstance(config, SweepConfig):
+        raise TypeError(f"config must be a SweepConfig, got {type(config).__name__}")
+    _, B = check_params(best_params, "best_params")
+    if B != (len(config.runs),):
+        raise ValueError(f"best_params must hold the {len(config.runs)} runs of config stacked on one "
+                         f"leading axis, got run shape {B}")
     data = build_sweep_data(config)
     tl, ta = evaluate(best_params, data.train_tokens, data.train_labels, heads=config.heads,
                       chunk=config.val_chunk)

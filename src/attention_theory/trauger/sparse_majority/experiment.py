@@ -46,6 +46,7 @@ from attention_theory.experiment import (
     positive_int,
 )
 from attention_theory.results import repo_results_dir
+from attention_theory.trauger._args import check_mapping, check_sequence
 from attention_theory.trauger.sparse_majority.benchmark import benchmark_trainers
 from attention_theory.trauger.sparse_majority.protocol import PROTOCOLS, ProtocolConfig, protocol
 from attention_theory.trauger.sparse_majority.structured import train_structured
@@ -94,6 +95,9 @@ def sweep_config(scale: str | None = None, **overrides: Any) -> SweepConfig:
 def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per ``T``: the largest weight l1 norm, the largest gap and the best validation accuracy
     over the seeds (the quantities of Figures 1, 2 and 3; each may come from a different run)."""
+    check_sequence(runs, "runs")
+    for i, r in enumerate(runs):
+        check_mapping(r, f"runs[{i}]", ("T", "weight_l1", "gen_gap", "val_acc"))
     out: dict[str, dict[str, Any]] = {}
     for T in sorted({r["T"] for r in runs}):
         rs = [r for r in runs if r["T"] == T]

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from attention_theory.trauger._args import check_mapping, check_sequence
+
 __all__ = ["per_seed", "plot_per_seed", "plot_curves", "plot_bound"]
 
 
 def per_seed(runs: Sequence[Mapping[str, Any]], key: str) -> tuple[list[int], list[list[float]]]:
     """The lengths ``Ts`` (sorted) and, for each, the values of ``key`` over its runs."""
-    if not runs:
-        raise ValueError("runs must not be empty")
+    if not isinstance(key, str):
+        raise TypeError(f"key must be the name of a run quantity (a string), got {key!r}")
+    check_sequence(runs, "runs")
+    for i, r in enumerate(runs):
+        check_mapping(r, f"runs[{i}]", ("T",))
+        if key not in r:
+            raise ValueError(f"key {key!r} is not a quantity of runs[{i}] (it has {sorted(r)})")
     Ts = sorted({int(r["T"]) for r in runs})
     return Ts, [[float(r[key]) for r in runs if int(r["T"]) == T] for T in Ts]
 

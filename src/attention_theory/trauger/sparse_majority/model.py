@@ -43,7 +43,8 @@ from typing import Mapping
 
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_bool, check_int
+from attention_theory.trauger._args import check_float_tensor, check_int_tensor, check_sequence
 from attention_theory.trauger.sparse_majority.data import (
     CLS,
     PAD,
@@ -94,30 +95,29 @@ def init_params(d: int = 64, *, seed: int, n_classes: int = 2,
     return {k: p[k] for k in PARAM_NAMES}
 
 
-def _check_params(params: Mapping[str, torch.Tensor]) -> tuple[int, tuple[int, ...]]:
+def check_params(params: Mapping[str, torch.Tensor], name: str = "params") -> tuple[int, tuple[int, ...]]:
     if not isinstance(params, Mapping):
-        raise TypeError(f"params must be a mapping of tensors, got {type(params).__name__}")
+        raise TypeError(f"{name} must be a mapping of tensors, got {type(params).__name__}")
     missing = [k for k in PARAM_NAMES if k not in params]
     if missing:
-        raise ValueError(f"params lacks {missing}")
+        raise ValueError(f"{name} lacks {missing}")
     Wq = params["Wq"]
     if not isinstance(Wq, torch.Tensor) or Wq.ndim < 2 or Wq.shape[-1] != Wq.shape[-2]:
-        raise ValueError("params['Wq'] must be a tensor of shape (*B, d, d)")
+        raise ValueError(f"{name}['Wq'] must be a tensor of shape (*B, d, d)")
     return Wq.shape[-1], tuple(Wq.shape[:-2])
 
 
 def stack_params(runs: list[Mapping[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
     """Stack single-run parameter dicts along a new leading run dimension."""
-    if not runs:
-        raise ValueError("runs must be a non-empty list of parameter dicts")
-    for r in runs:
-        _check_params(r)
+    check_sequence(runs, "runs")
+    for i, r in enumerate(runs):
+        check_params(r, f"runs[{i}]")
     return {k: torch.stack([r[k] for r in runs]) for k in PARAM_NAMES}
 
 
 def param_count(params: Mapping[str, torch.Tensor]) -> int:
     """Number of trainable scalars of one model (leading run dimensions are not counted)."""
-    d, batch = _check_params(params)
+    d, batch = check_params(params)
     nb = math.prod(batch)
     return sum(params[k].numel() for k in PARAM_NAMES) // nb
 
@@ -140,8 +140,11 @@ def logits(params: Mapping[str, torch.Tensor], tokens: torch.Tensor, *,
     Under ``torch.func.vmap`` pass ``shared_padding=False, validate=False`` (no data-dependent
     control flow).
     """
-    d, B = _check_params(params)
+    d, B = check_params(params)
     dh = _heads(d, heads)
+    if shared_padding is not None:
+        check_bool(shared_padding, "shared_padding")
+    check_bool(validate, "validate")
     if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (torch.int64, torch.int32,
                                                                     torch.uint8, torch.int16):
         raise TypeError("tokens must be an integer tensor of shape (*B, n, L)")
@@ -201,11 +204,18 @@ def logits_dense(params: Mapping[str, torch.Tensor], X: torch.Tensor, *, heads: 
 
     ``key_padding_mask`` (``(*B, n, L)``, ``True`` = ignore) masks positions out of the softmax.
     """
-    d, B = _check_params(params)
+    d, B = check_params(params)
     dh = _heads(d, heads)
-    if not isinstance(X, torch.Tensor) or X.ndim != len(B) + 3 or X.shape[-1] != d:
+    check_float_tensor(X, "X")
+    if X.ndim != len(B) + 3 or X.shape[-1] != d:
         raise ValueError(f"X must have shape {(*B, 'n', 'L', d)}, got {tuple(getattr(X, 'shape', ()))}")
     n, L = X.shape[-3], X.shape[-2]
+    if key_padding_mask is not None:
+        if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool:
+            raise TypeError("key_padding_mask must be a bool tensor (True = ignore)")
+        if tuple(key_padding_mask.shape) != tuple(X.shape[:-1]):
+            raise ValueError(f"key_padding_mask must have shape {tuple(X.shape[:-1])}, "
+                             f"got {tuple(key_padding_mask.shape)}")
     lin = lambda W, bias, x: torch.einsum("...ed,...nld->...nle", W, x) + bias[..., None, None, :]
     q = lin(params["Wq"], params["bq"], X[..., :1, :]).reshape(*B, n, 1, heads, dh)
     k = lin(params["Wk"], params["bk"], X).reshape(*B, n, L, heads, dh)
@@ -219,24 +229,44 @@ def logits_dense(params: Mapping[str, torch.Tensor], X: torch.Tensor, *, heads: 
     return torch.einsum("...ke,...ne->...nk", params["Wc"], z) + params["bc"][..., None, :]
 
 
-def cross_entropy(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy over the sample axis: logits ``(*B, n, K)``, labels ``(*B, n)`` -> ``(*B,)``."""
-    if z.ndim < 2 or y.shape != z.shape[:-1]:
-        raise ValueError(f"y must have shape {tuple(z.shape[:-1])}, got {tuple(y.shape)}")
+def _check_logits_labels(z: object, y: object) -> None:
+    check_float_tensor(z, "z", min_ndim=2)
+    K = z.shape[-1]
+    check_int_tensor(y, "y", low=0, high=K - 1)
+    if y.shape != z.shape[:-1]:
+        raise ValueError(f"y must have shape {tuple(z.shape[:-1])} (that of z without its class axis), "
+                         f"got {tuple(y.shape)}")
+
+
+def _cross_entropy(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """:func:`cross_entropy` without validation (the trainers' inner loops)."""
     logp = torch.log_softmax(z, dim=-1)
     return -torch.gather(logp, -1, y.long()[..., None])[..., 0].mean(dim=-1)
 
 
-def accuracy(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Fraction of correct arg-max predictions per run, ``(*B,)``."""
-    if z.ndim < 2 or y.shape != z.shape[:-1]:
-        raise ValueError(f"y must have shape {tuple(z.shape[:-1])}, got {tuple(y.shape)}")
+def _accuracy(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """:func:`accuracy` without validation (the trainers' inner loops)."""
     return (z.argmax(dim=-1) == y).to(z.dtype).mean(dim=-1)
+
+
+def cross_entropy(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over the sample axis: logits ``(*B, n, K)`` (finite, real), labels
+    ``(*B, n)`` (integers in ``[0, K)``) -> ``(*B,)``."""
+    _check_logits_labels(z, y)
+    return _cross_entropy(z, y)
+
+
+def accuracy(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Fraction of correct arg-max predictions per run, ``(*B,)`` (``z``, ``y`` as in
+    :func:`cross_entropy`)."""
+    _check_logits_labels(z, y)
+    return _accuracy(z, y)
 
 
 def weight_l1(params: Mapping[str, torch.Tensor], *, include_biases: bool = True) -> torch.Tensor:
     """Sum of absolute values of all trainable weights per run, shape ``B`` (Fig. 1's quantity)."""
-    d, B = _check_params(params)
+    d, B = check_params(params)
+    include_biases = check_bool(include_biases, "include_biases")
     names = PARAM_NAMES if include_biases else tuple(k for k in PARAM_NAMES if k not in _BIASES)
     total = torch.zeros(B, dtype=params["Wq"].dtype)
     for k in names:
@@ -252,9 +282,10 @@ def to_torch_modules(params: Mapping[str, torch.Tensor], *, heads: int = 2
     This is what a user would write; the naive baseline of the benchmark trains it, and a
     check compares it with :func:`logits`.
     """
-    d, B = _check_params(params)
+    d, B = check_params(params)
     if B:
         raise ValueError("to_torch_modules takes the parameters of a single model (no run axis)")
+    _heads(d, heads)
     dt = params["Wq"].dtype
     mha = torch.nn.MultiheadAttention(d, heads, bias=True, batch_first=True, dtype=dt)
     head = torch.nn.Linear(d, params["Wc"].shape[0], dtype=dt)

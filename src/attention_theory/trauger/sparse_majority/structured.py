@@ -68,8 +68,9 @@ from typing import Any, Callable, Sequence
 import torch
 import torch.nn.functional as F
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_bool, check_int, check_path
 from attention_theory.results import load_checkpoint, save_checkpoint
+from attention_theory.trauger._args import check_float_tensor, check_int_tensor
 from attention_theory.trauger.sparse_majority.authors_model import (
     AuthorsRun,
     ModelShape,
@@ -78,7 +79,7 @@ from attention_theory.trauger.sparse_majority.authors_model import (
     init_authors_params,
     make_authors_run,
     run_generator,
-    unflatten,
+    unflatten_unchecked,
 )
 from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig, learning_rates
 
@@ -272,6 +273,10 @@ def _check_inputs(flat: Any, bits: Any, embeddings: Any, shape: ModelShape) -> t
     if not flat.is_floating_point():
         raise TypeError(f"flat must be a floating-point tensor, got dtype {flat.dtype}")
     R = flat.shape[0]
+    if R == 0:
+        raise ValueError(f"flat must not be empty (shape {tuple(flat.shape)})")
+    if not bool(torch.isfinite(flat.detach()).all()):
+        raise ValueError("flat must contain only finite values")
     if not isinstance(bits, torch.Tensor):
         raise TypeError(f"bits must be a tensor of shape ({R}, n, T), got {type(bits).__name__}")
     if bits.ndim != 3 or bits.shape[0] != R:
@@ -282,6 +287,7 @@ def _check_inputs(flat: Any, bits: Any, embeddings: Any, shape: ModelShape) -> t
         raise ValueError("bits must take values in {0, 1}")
     if not isinstance(embeddings, torch.Tensor):
         raise TypeError(f"embeddings must be a tensor of shape ({R}, 3, {shape.d})")
+    check_float_tensor(embeddings, "embeddings")
     if tuple(embeddings.shape) != (R, 3, shape.d):
         raise ValueError(f"embeddings must be a tensor of shape ({R}, 3, {shape.d}), "
                          f"got {tuple(embeddings.shape)}")
@@ -308,7 +314,7 @@ def structured_logits(flat: torch.Tensor, bits: torch.Tensor, embeddings: torch.
     def fetch(j: int, sel: torch.Tensor | None) -> torch.Tensor:
         return _select(O, sel)
 
-    z, _ = _logits(unflatten(flat, shape), lay, shape, fetch, method)
+    z, _ = _logits(unflatten_unchecked(flat, shape), lay, shape, fetch, method)
     return z
 
 
@@ -318,8 +324,9 @@ def structured_loss(flat: torch.Tensor, bits: torch.Tensor, embeddings: torch.Te
     """Per-run mean loss ``(R,)`` (``config.loss``: the authors' two-logit binary cross-entropy)
     of :func:`structured_logits` against ``labels`` ``(R, n)``."""
     z = structured_logits(flat, bits, embeddings, config, method=method)
-    if not isinstance(labels, torch.Tensor) or tuple(labels.shape) != tuple(z.shape[:2]):
-        raise ValueError(f"labels must be a tensor of shape {tuple(z.shape[:2])}")
+    check_int_tensor(labels, "labels", ndim=2, low=0, high=z.shape[-1] - 1)
+    if tuple(labels.shape) != tuple(z.shape[:2]):
+        raise ValueError(f"labels must be a tensor of shape {tuple(z.shape[:2])}, got {tuple(labels.shape)}")
     return _per_run_loss(z, labels.long(), config.loss)
 
 
@@ -573,7 +580,7 @@ def _hand_loss_grad(flat: torch.Tensor, bits: torch.Tensor, embeddings: torch.Te
     R, n, T = _check_inputs(flat, bits, embeddings, shape)
     flat = flat.detach()
     lay = _layout([T] * R, embeddings, shape.d, flat.dtype)
-    p = unflatten(flat, shape)
+    p = unflatten_unchecked(flat, shape)
     k = _hand_consts(p, lay, shape)
     z, cache = _hand_forward(p, lay, shape, k, [_ones_indicator(bits, flat.dtype)], )
     y = labels.long()
@@ -587,7 +594,7 @@ def _name_major(flat: torch.Tensor, shape: ModelShape) -> tuple[torch.Tensor, di
     """``flat`` ``(W, P)`` -> a 1-d buffer holding every parameter as a contiguous ``(W, *shape)``
     block, and those blocks (views of it) by name."""
     W = flat.shape[0]
-    parts = unflatten(flat, shape)
+    parts = unflatten_unchecked(flat, shape)
     buf = torch.cat([v.reshape(-1) for v in parts.values()]) if W else flat.new_zeros(0)
     views, pos = {}, 0
     for k, v in parts.items():
@@ -787,7 +794,7 @@ class StructuredTrainer:
                                  Xtr=bank.Xtr))
             order.extend(bank.run_ids)
         idx = torch.tensor(order, dtype=torch.long)
-        p = unflatten(flat.index_select(0, idx), self.shape)
+        p = unflatten_unchecked(flat.index_select(0, idx), self.shape)
         lay = self._layout_of(groups)
         out = {}
         for split in ("train", "val"):
@@ -1075,6 +1082,9 @@ def train_structured(config: ProtocolConfig, *, checkpoint: str | Path | None = 
     "finished"}``; ``runs`` as :meth:`StructuredTrainer.records`.
     """
     config = _check_config(config)
+    check_bool(progress, "progress")
+    if checkpoint is not None:
+        check_path(checkpoint, "checkpoint")
     if stop_at_epoch is not None:
         stop_at_epoch = check_int(stop_at_epoch, "stop_at_epoch", minimum=1)
     if max_wall_s is not None and (isinstance(max_wall_s, bool) or not isinstance(max_wall_s, (int, float))

@@ -37,13 +37,14 @@ from typing import Any
 import torch
 
 from attention_theory._validate import check_int, check_positive
+from attention_theory.trauger._args import check_float_tensor, check_mapping
 from attention_theory.trauger.single_layer_bounds import C_lemma36, thm41_bound
 from attention_theory.trauger.sparse_majority.authors_model import (
     ModelShape,
     authors_positional_encoding,
     random_orthogonal_embeddings,
     run_generator,
-    unflatten,
+    unflatten_unchecked,
 )
 
 __all__ = ["class_parameters", "class_logits", "token_bound", "cor411_norms", "gap_bound", "bound_per_run"]
@@ -68,7 +69,7 @@ def class_parameters(flat: torch.Tensor, shape: ModelShape) -> dict[str, torch.T
     ``W_v^T X~^T p``), ``W_c`` ``(d, m)`` (``Y = W_c^T relu(sum_h ...)``), ``w`` ``(2, m)`` (one row
     per logit) and ``c`` ``(2,)`` (the constant of each logit).
     """
-    p = unflatten(_check_flat(flat, shape), shape)
+    p = unflatten_unchecked(_check_flat(flat, shape), shape)
     d, H, dk = shape.d, shape.heads, shape.key_dim
     W_qk = torch.zeros(H, d + 1, d + 1, dtype=torch.float64)
     W_v = torch.zeros(H, d + 1, d, dtype=torch.float64)
@@ -89,11 +90,28 @@ def _augment(X: torch.Tensor) -> torch.Tensor:
     return torch.cat([X, torch.ones(*X.shape[:-1], 1, dtype=X.dtype)], dim=-1)
 
 
+_CLASS_KEYS = ("W_qk", "W_v", "W_c", "w", "c")
+
+
+def _check_class_params(params: Any) -> None:
+    """The keys and tensor shapes of :func:`class_parameters`' output (no scan of the values)."""
+    check_mapping(params, "params", _CLASS_KEYS)
+    for key, nd in (("W_qk", 3), ("W_v", 3), ("W_c", 2), ("w", 2), ("c", 1)):
+        t = params[key]
+        if not isinstance(t, torch.Tensor) or t.is_complex() or not t.is_floating_point() or t.ndim != nd:
+            raise ValueError(f"params[{key!r}] must be a real floating-point tensor with {nd} dimensions")
+
+
 def class_logits(params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor:
     """Logits ``(n, 2)`` of the paper's class with ``params`` (:func:`class_parameters`) on inputs
     ``X`` ``(n, T+1, d)`` (``[CLS]`` last, as :func:`~.authors_model.embed_authors` builds them)."""
+    _check_class_params(params)
     if not isinstance(X, torch.Tensor) or X.ndim != 3:
         raise ValueError("X must be a tensor of shape (n, T+1, d)")
+    check_float_tensor(X, "X")
+    d = params["W_c"].shape[0]
+    if X.shape[-1] != d:
+        raise ValueError(f"X must have d = {d} features (the d of params), got shape {tuple(X.shape)}")
     Xa = _augment(X.to(torch.float64))
     cls = Xa[:, -1]                                                   # (n, d+1)
     pre = 0.0
@@ -112,6 +130,7 @@ def token_bound(embeddings: torch.Tensor, T: int) -> float:
     T = check_int(T, "T", minimum=1)
     if not isinstance(embeddings, torch.Tensor) or embeddings.ndim != 2 or embeddings.shape[0] != 3:
         raise ValueError("embeddings must be a tensor of shape (3, d)")
+    check_float_tensor(embeddings, "embeddings")
     E = embeddings.to(torch.float64)
     PE = authors_positional_encoding(T + 1, E.shape[1])
     sym = (E[:2, None, :] + PE[None, :T]).reshape(-1, E.shape[1])
@@ -123,6 +142,7 @@ def cor411_norms(params: dict[str, torch.Tensor]) -> dict[str, float]:
     """The norms Corollary 4.1.1 uses (corrected, column-wise reading of Sec. 4.1), worst head:
     ``B_w`` (largest ``||w_s||_1``), ``B_Wc`` and ``B_Wv`` (largest column l1 norm), ``B_QK``
     (largest ``||W_QK||_{1,1}``), ``c_max`` (largest ``|c_s|``) and ``H``."""
+    _check_class_params(params)
     return {"B_w": float(params["w"].abs().sum(-1).max()),
             "B_Wc": float(params["W_c"].abs().sum(0).max()),
             "B_Wv": float(params["W_v"].abs().sum(1).max()),
@@ -148,9 +168,11 @@ def gap_bound(norms: dict[str, float], B_x: float, *, m: int, d: int, delta: flo
     delta = check_positive(delta, "delta")
     if delta >= 1:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    check_mapping(norms, "norms", ("B_w", "B_Wc", "B_Wv", "B_QK", "c_max", "H"))
     for key in ("B_w", "B_Wc", "B_Wv", "B_QK"):
-        check_positive(norms[key], key)
-    H = check_int(norms["H"], "H", minimum=1)
+        check_positive(norms[key], f"norms[{key!r}]")
+    check_positive(norms["c_max"], "norms['c_max']", allow_zero=True)
+    H = check_int(norms["H"], "norms['H']", minimum=1)
     B = norms["B_w"] * norms["B_Wc"] * norms["B_Wv"]
     rad_logit = H * thm41_bound(B, B_x, C_lemma36(B_x, norms["B_QK"], d + 1), m, d + 1) \
         + norms["c_max"] / math.sqrt(m)
@@ -166,7 +188,10 @@ def bound_per_run(weights: dict[str, Any], *, shape: ModelShape | None = None, m
     """:func:`cor411_norms`, ``B_x`` and :func:`gap_bound` for every run of ``weights``
     (:func:`~.collect.read_weights`: arrays ``T``, ``seed``, ``flat`` ``(R, P)``); each run's
     embeddings are regenerated from its seed (:func:`~.authors_model.run_generator`)."""
+    check_mapping(weights, "weights", ("T", "seed", "flat"))
     shape = ModelShape() if shape is None else shape
+    if not isinstance(shape, ModelShape):
+        raise TypeError(f"shape must be a ModelShape, got {type(shape).__name__}")
     flat = torch.as_tensor(weights["flat"])
     if flat.ndim != 2 or flat.shape[1] != shape.size or len(weights["T"]) != flat.shape[0]:
         raise ValueError(f"weights must hold T, seed and flat of shape (R, {shape.size})")

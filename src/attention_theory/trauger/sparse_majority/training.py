@@ -32,10 +32,16 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import as_vector, check_bool, check_int, check_positive
 from attention_theory.results import load_checkpoint, save_checkpoint
+from attention_theory.trauger._args import (
+    check_float_tensor,
+    check_int_tensor,
+    check_mapping,
+)
 from attention_theory.trauger.sparse_majority import model as sm
 from attention_theory.trauger.sparse_majority.data import PAD, embed, make_sparse_majority
 
@@ -75,6 +81,7 @@ class SweepConfig:
     def __post_init__(self) -> None:
         if not self.Ts or not self.seeds:
             raise ValueError("Ts and seeds must be non-empty")
+        check_int(self.k, "k", minimum=1)
         for T in self.Ts:
             check_int(T, "Ts", minimum=self.k + 1)
         for s in self.seeds:
@@ -88,6 +95,9 @@ class SweepConfig:
             raise ValueError("checkpoint_every must be a multiple of eval_every")
         if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
             raise ValueError(f"lr must be a positive number, got {self.lr!r}")
+        _check_betas(self.betas, "betas")
+        check_positive(self.eps, "eps")
+        check_int(self.shuffle_seed, "shuffle_seed", minimum=0)
         if self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {tuple(_DTYPES)}, got {self.dtype!r}")
 
@@ -118,8 +128,25 @@ def _pad(tokens: torch.Tensor, L: int) -> torch.Tensor:
     return out
 
 
+def _check_config(config: Any) -> SweepConfig:
+    if not isinstance(config, SweepConfig):
+        raise TypeError(f"config must be a SweepConfig, got {type(config).__name__}")
+    return config
+
+
+def _check_betas(betas: Any, name: str) -> tuple[float, float]:
+    """Adam's ``(beta1, beta2)``: two real numbers in ``[0, 1)``."""
+    if isinstance(betas, (str, bytes)) or betas is None:
+        raise TypeError(f"{name} must be a pair of numbers (beta1, beta2), got {betas!r}")
+    b = as_vector(betas, name)
+    if b.shape != (2,) or not bool(np.all((b >= 0) & (b < 1))):
+        raise ValueError(f"{name} must be a pair of numbers in [0, 1), got {b.tolist()}")
+    return float(b[0]), float(b[1])
+
+
 def build_sweep_data(config: SweepConfig) -> SweepData:
     """Generate (deterministically from the seeds) and pad the data of every run."""
+    config = _check_config(config)
     L = max(config.Ts) + 1
     tr, ytr, va, yva, idx = [], [], [], [], []
     for T, seed in config.runs:
@@ -139,9 +166,50 @@ def adam_step(params: dict[str, torch.Tensor], grads: Sequence[torch.Tensor],
               eps: float) -> None:
     """One Adam update (the ``torch.optim.Adam`` formula) of stacked runs, in place.
 
-    ``step`` ``(R,)`` counts each run's updates; runs with ``active == False`` are left
-    untouched (parameters, moments and step count).
+    ``params``, ``m``, ``v``: tensors ``(R, ...)`` by name (the same names and shapes);
+    ``grads``: one tensor per parameter, in the order of ``params``.  ``step`` ``(R,)`` (integer)
+    counts each run's updates; runs with ``active == False`` (``(R,)``, bool) are left untouched
+    (parameters, moments and step count).  The trainer's loop runs the same update without
+    these checks.
     """
+    check_mapping(params, "params")
+    if not params:
+        raise ValueError("params must not be empty")
+    if isinstance(grads, (str, bytes)) or not isinstance(grads, Sequence):
+        raise TypeError(f"grads must be a sequence of tensors (one per parameter), got {type(grads).__name__}")
+    if len(grads) != len(params):
+        raise ValueError(f"grads must hold one tensor per parameter ({len(params)}), got {len(grads)}")
+    check_mapping(m, "m", tuple(params))
+    check_mapping(v, "v", tuple(params))
+    R = None
+    for (name, p), g in zip(params.items(), grads):
+        check_float_tensor(p, f"params[{name!r}]", min_ndim=1, finite=False)
+        R = p.shape[0] if R is None else R
+        if p.shape[0] != R:
+            raise ValueError(f"params[{name!r}] must have the run axis of length {R} first, got {tuple(p.shape)}")
+        for t, label in ((g, "grads"), (m[name], "m"), (v[name], "v")):
+            check_float_tensor(t, f"{label}[{name!r}]", finite=False)
+            if t.shape != p.shape:
+                raise ValueError(f"{label}[{name!r}] must have the shape {tuple(p.shape)} of params[{name!r}], "
+                                 f"got {tuple(t.shape)}")
+    check_int_tensor(step, "step", ndim=1, low=0)
+    if step.dtype == torch.bool or step.shape != (R,):
+        raise ValueError(f"step must be an integer tensor of shape ({R},), got {step.dtype} {tuple(step.shape)}")
+    if not isinstance(active, torch.Tensor) or active.dtype != torch.bool:
+        raise TypeError(f"active must be a bool tensor of shape ({R},), got {getattr(active, 'dtype', type(active))}")
+    if active.shape != (R,):
+        raise ValueError(f"active must have shape ({R},), got {tuple(active.shape)}")
+    check_positive(lr, "lr")
+    _check_betas(betas, "betas")
+    check_positive(eps, "eps")
+    _adam_step(params, grads, m, v, step, active, lr=lr, betas=betas, eps=eps)
+
+
+def _adam_step(params: dict[str, torch.Tensor], grads: Sequence[torch.Tensor],
+               m: dict[str, torch.Tensor], v: dict[str, torch.Tensor], step: torch.Tensor,
+               active: torch.Tensor, *, lr: float, betas: tuple[float, float],
+               eps: float) -> None:
+    """:func:`adam_step` without validation (the trainer's inner loop)."""
     b1, b2 = betas
     step += active.to(step.dtype)
     t = step.clamp(min=1).to(torch.float64)
@@ -160,10 +228,32 @@ def adam_step(params: dict[str, torch.Tensor], grads: Sequence[torch.Tensor],
             p.copy_(torch.where(act, p - step_size * m_new / denom, p))
 
 
-@torch.no_grad()
 def evaluate(params: Mapping[str, torch.Tensor], tokens: torch.Tensor, labels: torch.Tensor, *,
              heads: int, chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-run mean cross-entropy and accuracy ``(R,)`` on ``tokens (R, n, L)``, in chunks."""
+    """Per-run mean cross-entropy and accuracy ``(R,)`` on ``tokens (R, n, L)`` (integer tokens:
+    ``[CLS]`` at position 0, then 0, 1 or ``PAD``) with ``labels (R, n)`` (0 or 1), in chunks of
+    ``chunk`` samples."""
+    _, B = sm.check_params(params)
+    if len(B) != 1:
+        raise ValueError(f"params must be stacked runs with one leading run axis, got run shape {B}")
+    check_int_tensor(tokens, "tokens", ndim=3, low=0, high=PAD)
+    if tokens.shape[0] != B[0]:
+        raise ValueError(f"tokens must have shape ({B[0]}, n, L) (one row per run of params), "
+                         f"got {tuple(tokens.shape)}")
+    n_classes = params["Wc"].shape[-2]
+    check_int_tensor(labels, "labels", ndim=2, low=0, high=n_classes - 1)
+    if tuple(labels.shape) != tuple(tokens.shape[:2]):
+        raise ValueError(f"labels must have shape {tuple(tokens.shape[:2])} (that of tokens without L), "
+                         f"got {tuple(labels.shape)}")
+    sm._heads(params["Wq"].shape[-1], heads)
+    chunk = check_int(chunk, "chunk")
+    return _evaluate(params, tokens, labels, heads=heads, chunk=chunk)
+
+
+@torch.no_grad()
+def _evaluate(params: Mapping[str, torch.Tensor], tokens: torch.Tensor, labels: torch.Tensor, *,
+              heads: int, chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`evaluate` without validation (the trainer's evaluations)."""
     R, n = labels.shape
     dev = params["Wq"].device
     loss = torch.zeros(R, dtype=torch.float64, device=dev)
@@ -173,8 +263,8 @@ def evaluate(params: Mapping[str, torch.Tensor], tokens: torch.Tensor, labels: t
         y = labels[:, s:s + chunk].to(dev)
         z = sm.logits(params, tok, heads=heads, shared_padding=True, validate=False)
         w = y.shape[1] / n
-        loss += w * sm.cross_entropy(z, y).double()
-        acc += w * sm.accuracy(z, y).double()
+        loss += w * sm._cross_entropy(z, y).double()
+        acc += w * sm._accuracy(z, y).double()
     return loss, acc
 
 
@@ -228,10 +318,10 @@ def _checkpoint_payload(state: Mapping[str, Any], config: SweepConfig) -> dict[s
 
 def _evaluate_and_select(state: dict[str, Any], data: SweepData, config: SweepConfig) -> None:
     params, epoch = state["params"], state["epoch"]
-    tr_loss, tr_acc = evaluate(params, data.train_tokens, data.train_labels, heads=config.heads,
-                               chunk=config.val_chunk)
-    va_loss, va_acc = evaluate(params, data.val_tokens, data.val_labels, heads=config.heads,
-                               chunk=config.val_chunk)
+    tr_loss, tr_acc = _evaluate(params, data.train_tokens, data.train_labels, heads=config.heads,
+                                chunk=config.val_chunk)
+    va_loss, va_acc = _evaluate(params, data.val_tokens, data.val_labels, heads=config.heads,
+                                chunk=config.val_chunk)
     tr_loss, tr_acc, va_loss, va_acc = (t.cpu() for t in (tr_loss, tr_acc, va_loss, va_acc))
     with torch.no_grad():
         l1 = sm.weight_l1(params).double().cpu()
@@ -303,8 +393,8 @@ def train_batched(config: SweepConfig, *, device: str | torch.device = "cpu",
     ``{"runs": [...], "history": [...], "epochs": int, "wall_time_s": float,
     "best_params": {...}}`` or ``None`` when stopped at ``stop_at_epoch``.
     """
-    if not isinstance(config, SweepConfig):
-        raise TypeError(f"config must be a SweepConfig, got {type(config).__name__}")
+    config = _check_config(config)
+    check_bool(progress, "progress")
     if stop_at_epoch is not None:
         stop_at_epoch = check_int(stop_at_epoch, "stop_at_epoch", minimum=1)
         if stop_at_epoch % config.eval_every:
@@ -347,9 +437,9 @@ def train_batched(config: SweepConfig, *, device: str | torch.device = "cpu",
                 tok = torch.gather(train_tokens, 1, idx[..., None].expand(R, idx.shape[1], L))
                 y = torch.gather(train_labels, 1, idx)
                 z = sm.logits(params, tok, heads=config.heads, shared_padding=True, validate=False)
-                loss = sm.cross_entropy(z, y).sum()
+                loss = sm._cross_entropy(z, y).sum()
                 grads = torch.autograd.grad(loss, list(params.values()))
-                adam_step(params, grads, state["m"], state["v"], state["step"], state["active"],
+                _adam_step(params, grads, state["m"], state["v"], state["step"], state["active"],
                           lr=config.lr, betas=config.betas, eps=config.eps)
             state["epoch"] += 1
             if bar is not None:
@@ -388,7 +478,9 @@ def train_naive(config: SweepConfig, *, device: str | torch.device = "cpu", epoc
 
     Returns ``{"final_params": [...], "optimizer_steps": int, "wall_time_s": float}``.
     """
+    config = _check_config(config)
     epochs = check_int(epochs, "epochs", minimum=1)
+    check_bool(progress, "progress")
     device = torch.device(device)
     data = data if data is not None else build_sweep_data(config)
     dt = _DTYPES[config.dtype]
