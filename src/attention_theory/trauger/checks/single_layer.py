@@ -301,7 +301,7 @@ def check_contraction(*, L_factor: float = 1.0, seed: int = 46) -> CheckRecord:
         rad = rademacher_exact(Tset)
         # a set whose points nearly coincide makes both sides rounding noise (the full-scale
         # campaign's Nelder-Mead drove the ratio of two such noises to 4.45): not an instance
-        if rad <= 1e-8 * float(np.abs(Tset).max(initial=0.0)):
+        if rad <= 1e-4 * float(np.abs(Tset).max(initial=0.0)):  # beyond it, noise is ~1e-12 relative
             return 0.0
         den = L_factor * float(np.abs(slopes).max()) * rad
         return rademacher_exact(phi) / den if den > 0 else 0.0
