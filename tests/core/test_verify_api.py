@@ -263,3 +263,23 @@ def test_zero_rhs_met_within_atol_has_no_infinite_ratio():
     # beyond the absolute tolerance it is an impossible bound: infinite ratio, and it fails
     out = bound_outcome([1e-6, 0.5], [0.0, 1.0], atol=1e-12)
     assert not out.passed and out.worst == math.inf
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 3)), ((12,), (3, 4)), ((2, 3), (3,))])
+@pytest.mark.parametrize("fn", [identity_outcome, bound_outcome])
+def test_sides_in_another_layout_are_rejected(fn, shapes):
+    """A transposed or flattened grid would pair instances wrongly: an error, not a verdict."""
+    a, b = (np.ones(s) for s in shapes)
+    with pytest.raises(ValueError, match="same instances in the same layout"):
+        fn(a, b)
+
+
+@pytest.mark.parametrize("fn", [identity_outcome, bound_outcome])
+def test_axes_of_length_one_keep_the_instances(fn):
+    assert fn(np.arange(3.0).reshape(3, 1), np.arange(3.0)).passed
+    assert not fn(np.arange(3.0).reshape(1, 3) + 1.0, np.arange(3.0)).passed
+
+
+def test_one_bound_for_every_instance():
+    assert bound_outcome([1.0, 2.0, 3.0], 3.0).passed
+    assert not bound_outcome([1.0, 2.0, 3.0], [2.0]).passed

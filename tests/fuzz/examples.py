@@ -574,10 +574,13 @@ ALLOWED: dict[str, dict[str, str]] = {
     "attention_theory.verify.outcomes.bound_outcome": {
         "lhs:nan": "a NaN side makes the outcome fail (recorded), it does not raise",
         "rhs:inf": "an infinite bound holds trivially (recorded)",
-        "lhs:wrong_rank": "sides are broadcast: a scalar or any shape", "instances:*": "only fingerprinted"},
+        "lhs:wrong_rank": "an added axis of length 1 keeps the instances and their order",
+        "rhs:wrong_rank": "an added axis of length 1 keeps the instances and their order",
+        "instances:*": "only fingerprinted"},
     "attention_theory.verify.outcomes.identity_outcome": {
         "computed:nan": "a NaN makes the outcome fail (recorded)", "reference:nan": "idem",
-        "computed:wrong_rank": "broadcast against reference"},
+        "computed:wrong_rank": "an added axis of length 1 keeps the instances and their order",
+        "reference:wrong_rank": "an added axis of length 1 keeps the instances and their order"},
     "attention_theory.verify.outcomes.interval_outcome": {"value:nan": "a NaN makes the outcome fail"},
     "attention_theory.verify.outcomes.instances_fingerprint": {"instances:*": "fingerprints any object"},
     "attention_theory.foundations.tensors.f64": {"a:*": "documented as the unvalidated float64 conversion "
@@ -1086,3 +1089,25 @@ ALLOWED.update({
                             "x:none": "only complex input is rejected here",
                             "x:string": "only complex input is rejected here"},
 })
+
+
+# found by the 200-draw campaign: valid input that the 6-draw default never drew (merged into the
+# entries above, not replacing them)
+_FN = "attention_theory.foundations."
+for _name, _extra in {
+    **{_FN + f"norms.{f}": {f"{a}:inf": "inf is a norm order"} for f, a in (
+        ("entrywise_norm", "p"), ("vector_norm", "p"))},
+    _FN + "norms.mixed_norm": {"p:inf": "the (q, inf) mixed norm", "q:inf": "the (inf, p) mixed norm"},
+    _FN + "norms.operator_norm": {"p:inf": "the (q, inf) operator norm", "q:inf": "the (inf, p) operator norm"},
+    _FN + "norms.operator_norm_lower_bound": {"p:inf": "inf is a norm order", "q:inf": "inf is a norm order"},
+    _FN + "rademacher.linear_class_rademacher_mc": {"p:inf": "the l_inf ball is a linear class"},
+    **{_FN + f"losses.{f}": {"z:wrong_rank": "elementwise: any shape"}
+       for f in ("logistic_loss", "logistic_loss_d1", "logistic_loss_d2")},
+    _FN + "mirror.entrywise_lp": {"W:wrong_rank": "any shape (batch_dims selects the reduced axes)"},
+    _FN + "softmax.softmax": {"v:wrong_rank": "acts on the last axis of any shape"},
+    _FN + "softmax.softmax_jacobian": {"v:wrong_rank": "acts on the last axis of any shape"},
+    "attention_theory.verify.outcomes.running_check": {
+        "claim_id:string": "plumbing of claim_check, which validates the claim ID when it registers the pair",
+        "check:string": "plumbing of claim_check, which validates the check name when it registers the pair"},
+}.items():
+    ALLOWED.setdefault(_name, {}).update(_extra)

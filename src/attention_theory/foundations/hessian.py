@@ -35,6 +35,8 @@ Loss = Callable[[torch.Tensor], torch.Tensor]
 def _check_theta(theta: torch.Tensor) -> torch.Tensor:
     if not isinstance(theta, torch.Tensor):
         raise TypeError(f"theta must be a torch.Tensor, got {type(theta).__name__}")
+    if theta.is_complex():  # the float64 conversion below would drop the imaginary part
+        raise TypeError(f"theta must be real-valued, got dtype {theta.dtype}")
     if theta.ndim != 1 or theta.numel() == 0:
         raise ValueError(f"theta must be a non-empty 1-d tensor of shape (p,), got {tuple(theta.shape)}")
     if not bool(torch.isfinite(theta).all()):

@@ -102,6 +102,10 @@ def bregman_entrywise(w: Any, v: Any, p: float) -> np.ndarray:
     ``w`` and ``v`` broadcast; the result has their broadcast shape.
     """
     w, v = as_array(w, "w"), as_array(v, "v")
+    try:
+        np.broadcast_shapes(w.shape, v.shape)
+    except ValueError:
+        raise ValueError(f"w and v must broadcast, got shapes w {w.shape} and v {v.shape}") from None
     p = _p(p)
     return np.abs(w) ** p / p - np.abs(v) ** p / p - np.sign(v) * np.abs(v) ** (p - 1.0) * (w - v)
 
@@ -135,6 +139,7 @@ def directional_bregman(W_ref: Any, W: Any, p: float, *, batch_dims: int = 0) ->
     except ValueError:
         raise ValueError(f"W_ref and W must have broadcastable shapes, got {W_ref.shape} and {W.shape}") from None
     p = _p(p)
+    batch_dims = check_int(batch_dims, "batch_dims", minimum=0)
     if batch_dims == 0 and W_ref.shape != W.shape:
         raise ValueError(f"W_ref and W must have the same shape, got {W_ref.shape} and {W.shape}")
     ax = _axes(W, batch_dims)

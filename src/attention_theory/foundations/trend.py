@@ -74,10 +74,18 @@ def log_slope(Ts: Sequence[int], groups: Sequence[Sequence[float]], *, statistic
     T = as_vector(Ts, "Ts")
     if T.ndim != 1 or T.size < 2 or len(set(T.tolist())) != T.size or np.any(T <= 0):
         raise ValueError(f"Ts must hold at least two distinct positive lengths, got {list(Ts)}")
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
+        raise TypeError(f"groups must be a sequence of groups of values, got {type(groups).__name__}")
     if len(groups) != T.size:
         raise ValueError(f"groups must hold one group of values per length: {len(groups)} groups "
                          f"for {T.size} lengths")
-    vals = [np.asarray(g, dtype=np.float64).ravel() for g in groups]
+    for g in groups:
+        if np.iscomplexobj(g):
+            raise TypeError("groups must hold real values, got complex values")
+    try:
+        vals = [np.asarray(g, dtype=np.float64).ravel() for g in groups]
+    except (TypeError, ValueError):
+        raise TypeError("groups must hold groups of real numbers") from None
     for t, v in zip(T, vals):
         if v.size == 0 or not np.all(np.isfinite(v)):
             raise ValueError(f"groups: the values at T={int(t)} must be finite and non-empty, got {v}")

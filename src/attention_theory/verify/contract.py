@@ -373,6 +373,8 @@ def not_checkable(claim_id: str, reason: str, *, check: str = "reason",
     A reason is not a computation, so it needs no registered check (and no negative control):
     it may be recorded from anywhere, under the check name ``check`` (default ``"reason"``)."""
     cid, name = _pair(check, claim_id)
+    if not isinstance(reason, str):
+        raise TypeError(f"reason must be a sentence (a string), got {type(reason).__name__}")
     if not reason or len(reason.strip()) < 20:
         raise ValueError("reason must explain (in a sentence) why no numerical check is possible")
     rec = _make_record(cid, name, description or "not numerically checkable", "not-checkable",

@@ -172,9 +172,16 @@ class Outcome:
         return f"{verdict}: value {self.detail['value']:.6g} in [{self.detail['low']:.6g}, {self.detail['high']:.6g}]"
 
 
-def _same_shape(a: np.ndarray, b: np.ndarray, na: str, nb: str) -> None:
-    if a.shape != b.shape:
-        raise ValueError(f"{na} and {nb} must have the same shape, got {a.shape} and {b.shape}")
+def _instance_axes(x: Any) -> tuple[int, ...]:
+    """The shape of ``x`` without its axes of length 1: (n, 1), (1, n) and (n,) are the same n
+    instances, while (3, 4) against (4, 3) or (12,) would pair instances in a wrong order."""
+    return tuple(int(d) for d in np.shape(x) if d != 1)
+
+
+def _same_shape(a: Any, b: Any, na: str, nb: str) -> None:
+    if _instance_axes(a) != _instance_axes(b):
+        raise ValueError(f"{na} and {nb} must hold the same instances in the same layout, got "
+                         f"shapes {tuple(np.shape(a))} and {tuple(np.shape(b))}")
 
 
 def _as_float_array(x: Any, name: str) -> np.ndarray:
@@ -247,6 +254,9 @@ def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
                   tolerance_reason: str | None = None, instances: Any = None) -> Outcome:
     """Compare ``lhs <= rhs * (1 + rtol) + atol`` elementwise.
 
+    ``rhs`` is one bound for every instance (a single number) or one per instance, in the layout
+    of ``lhs`` up to axes of length 1 (a transposed or flattened grid is rejected).
+
     A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
     side and the first such instance): a check that silently produced NaN, or a vacuous
     ``rhs = inf``, must not pass.  Instances with ``rhs <= 0`` contribute ``+inf`` to the
@@ -258,9 +268,10 @@ def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
     tol = check_tolerances(rtol=rtol, atol=atol, tolerance_reason=tolerance_reason)
     rtol, atol = tol["rtol"], tol["atol"]
     lhs_a, rhs_a = _as_float_array(lhs, "lhs"), _as_float_array(rhs, "rhs")
-    if rhs_a.size == 1 and lhs_a.size > 1:
+    if rhs_a.size == 1 and lhs_a.size > 1:  # one bound for every instance
         rhs_a = np.full_like(lhs_a, rhs_a[0])
-    _same_shape(lhs_a, rhs_a, "lhs", "rhs")
+    else:
+        _same_shape(lhs, rhs, "lhs", "rhs")
     non_finite = _non_finite([("lhs", lhs_a), ("rhs", rhs_a)])
     with np.errstate(invalid="ignore", over="ignore"):
         slack = rhs_a * (1 + rtol) + atol - lhs_a
@@ -294,13 +305,15 @@ def identity_outcome(computed: Any, reference: Any, *, atol: float = 1e-12,
                      instances: Any = None) -> Outcome:
     """Compare ``computed == reference`` up to ``atol + rtol * |reference|``.
 
+    Both sides hold the same instances in the same layout, up to axes of length 1.
+
     A NaN or an infinity on either side fails the outcome (``detail["non_finite"]`` names the
     side and the first such instance); tolerances are validated by :func:`check_tolerances`.
     """
     tols = check_tolerances(rtol=rtol, atol=atol, tolerance_reason=tolerance_reason)
     rtol, atol = tols["rtol"], tols["atol"]
     c, r = _as_float_array(computed, "computed"), _as_float_array(reference, "reference")
-    _same_shape(c, r, "computed", "reference")
+    _same_shape(computed, reference, "computed", "reference")
     non_finite = _non_finite([("computed", c), ("reference", r)])
     with np.errstate(invalid="ignore"):  # inf - inf and 0 * inf: failed as non-finite above
         err = np.abs(c - r)
