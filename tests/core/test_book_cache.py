@@ -187,6 +187,8 @@ def test_source_key_ignores_the_extension_checkpoints_and_temporary_files(tmp_pa
     (tmp_path / "src" / "attention_theory" / "sphinx" / "pages.py").write_text("b = 2\n")
     (tmp_path / "results" / "x" / "checkpoint-authors-full.pt").write_bytes(b"\0" * 8)
     (tmp_path / "results" / "x" / ".tmp-abc.json").write_text("{}")
+    (tmp_path / "results" / "registry-full").mkdir()
+    (tmp_path / "results" / "registry-full" / "qin-step-1__x__full.json").write_text("{}")
     assert bc.source_key(tmp_path, environ={}) == key
     (tmp_path / "results" / "x" / "runs-full.json").write_text("{}")
     assert bc.source_key(tmp_path, environ={}) != key

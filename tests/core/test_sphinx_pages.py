@@ -124,3 +124,13 @@ def test_errata_page_has_a_summary_table_and_printed_corrected_side_by_side(buil
     assert "attn-erratum-pair" in page and "as printed (fails)" in page and "corrected (passes)" in page
     assert r"\(\displaystyle a \le b/2\)" in page    # typeset from its LaTeX
     assert "a &lt;= b" in page                          # no LaTeX given: the plain text
+
+
+@pytest.mark.parametrize("text, tex", [
+    ("2.0e-04", r"2.0\times10^{-4}"), ("1e-08", "10^{-8}"), ("1e+06", "10^{6}"),
+    ("-3.5e+01", r"-3.5\times10^{1}"), ("1.0e+00", "1.0"), ("-1e-03", "-10^{-3}"),
+    ("0.52", None), ("(2, 1, 1)", None), ("1e-3x", None), ("", None)])
+def test_glued_e_notation_reads_as_mathematics(text, tex):
+    from attention_theory.sphinx import e_notation_as_math
+
+    assert e_notation_as_math(text) == tex

@@ -30,6 +30,7 @@ import html
 import json
 import math
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -400,7 +401,38 @@ def _add_badges(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             content.insert(0, _badge(app, docname, cid, status, statements[cid].reconstructed))
 
 
+#: a number pasted by ``{glue:text}`` in Python's e-notation, e.g. ``2.0e-04`` or ``1e+06``
+_E_NOTATION = re.compile(r"^(-?\d+(?:\.\d+)?)e([+-]?)0*(\d+)$")
+
+
+def e_notation_as_math(text: str) -> str | None:
+    """``2.0e-04`` -> ``2.0\\times10^{-4}`` (TeX), ``1e+06`` -> ``10^{6}``; None for any other text.
+
+    A glued number formatted with ``:.1e`` reads in prose as the mathematics it is, in HTML and
+    in the PDF alike."""
+    m = _E_NOTATION.match(text.strip())
+    if m is None:
+        return None
+    mantissa, sign, exp = m.groups()
+    power = f"10^{{{'-' if sign == '-' else ''}{exp}}}"
+    if exp == "0":
+        return mantissa
+    if mantissa in ("1", "-1"):
+        return ("-" if mantissa == "-1" else "") + power
+    return f"{mantissa}\\times{power}"
+
+
+def _pasted_numbers_as_math(doctree: nodes.document) -> None:
+    for node in list(doctree.findall(nodes.inline)):
+        if "pasted-text" not in node.get("classes", []):
+            continue
+        tex = e_notation_as_math(node.astext())
+        if tex is not None:
+            node.replace_self(nodes.math(tex, tex))
+
+
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    _pasted_numbers_as_math(doctree)
     _add_badges(app, doctree, docname)
     _resolve_erratum_refs(app, doctree, docname)
     has_claims = list(doctree.findall(claims_placeholder))
@@ -679,6 +711,8 @@ table.attn-registry th p, table.attn-registry td p { margin: 0; }
 button.attn-copy { font-size: 0.85em; padding: 0 0.4em; white-space: nowrap; }
 p.attn-claim-badge { font-size: 0.85em; margin: 0 0 0.5em 0; color: #444; }
 span.attn-status { padding: 0 0.35em; border-radius: 3px; color: #222; }
+/* a number glued into prose is part of the sentence, not an emphasis (myst-nb makes it bold) */
+span.pasted-text { font-weight: inherit; }
 /* outputs and code wrap instead of scrolling: nothing is cut off on the page or in print */
 div.cell_output pre, div.cell_input pre, div.output pre, article div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 """ + "".join(f"span.attn-status-{k} {{ background: {v}; }}\n" for k, v in bp.STATUS_COLOURS.items())

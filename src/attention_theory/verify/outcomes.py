@@ -159,12 +159,13 @@ class Outcome:
             return (f"{verdict}: the ratio's exponent along the sequence {e['x_first']:.3g} .. {e['x_last']:.3g} "
                     f"is {e['exponent']:.3g}, {e['level']:.0%} interval [{e['low']:.3g}, {e['high']:.3g}] "
                     f"(margin {e['margin']:.3g}; growth over the sequence x{e['growth']:.3g})")
+        # a failing outcome says how many instances fail, not only how many ran
+        where = (f"{self.detail['n_violations']} of {self.n_instances}"
+                 if not self.passed and "n_violations" in self.detail else f"{self.n_instances}")
         if self.kind == "bound":
-            return (f"{verdict} on {self.n_instances} instance(s); "
-                    f"worst LHS/RHS = {self.worst:.6g}")
+            return f"{verdict} on {where} instance(s); worst LHS/RHS = {self.worst:.6g}"
         if self.kind == "identity":
-            return (f"{verdict} on {self.n_instances} instance(s); "
-                    f"max |error| = {self.detail['max_abs_error']:.3g}")
+            return f"{verdict} on {where} instance(s); max |error| = {self.detail['max_abs_error']:.3g}"
         if "value_interval" in self.detail:
             a, b = self.detail["value_interval"]
             return (f"{verdict}: value {self.detail['value']:.6g}, interval [{a:.6g}, {b:.6g}], "

@@ -150,7 +150,11 @@ def check_def1_md_step(step: Callable[..., np.ndarray] = md_step, *,
     """One MD step is the minimiser of ``eta <G, V> + D_psi(V, W)``: first-order condition
     exactly (the record of this check, asserted first), and agreement with a numerical minimiser
     (scipy) of ``eta <G, V> + divergence(V, W)`` on ``d <= 3`` (part ``md-step-numerical``);
-    for ``p = 2`` it is GD."""
+    for ``p = 2`` it is GD.
+
+    The objective is a sum over entries, so the numerical minimiser is one bounded Brent search
+    per entry: a joint BFGS over the matrix stopped early where the curvature ``|V|^(p-2)`` is
+    extreme (``p`` near 1), 1.7e-2 away from the minimiser in the full-scale campaign."""
     import scipy.optimize as so
 
     rng = np.random.default_rng(seed)
@@ -163,16 +167,20 @@ def check_def1_md_step(step: Callable[..., np.ndarray] = md_step, *,
             Wp = step(W, G, eta, p)
             # first-order condition of the argmin: eta G + grad psi(V) - grad psi(W) = 0 at V = Wp
             foc.extend(_rel_err(eta * G + grad_psi(Wp, p), grad_psi(W, p), 1.0).ravel())
-            obj = lambda x: eta * float(np.sum(G.ravel() * x)) + divergence(x.reshape(shape), W, p)
-            res = so.minimize(obj, W.ravel(), method="BFGS", options={"gtol": 1e-10})
-            num.extend(np.abs(res.x - Wp.ravel()) / (1 + np.abs(Wp.ravel())))
+            for w, g, v in zip(W.ravel(), G.ravel(), Wp.ravel()):
+                # |V| <= (|W|^(p-1) + eta |G|)^(1/(p-1)) at the minimiser (its first-order condition)
+                far = (abs(w) ** (p - 1) + eta * abs(g)) ** (1 / (p - 1)) + 1.0
+                res = so.minimize_scalar(
+                    lambda x, w=w, g=g: eta * g * x + float(divergence(np.array([[x]]), np.array([[w]]), p)),
+                    bounds=(-far, far), method="bounded", options={"xatol": 1e-12, "maxiter": 2000})
+                num.append(abs(res.x - v) / (1 + abs(v)))
         if p == 2.0:
             W, G = rng.standard_normal((5, 5)), rng.standard_normal((5, 5))
             foc.extend(_rel_err(step(W, G, 0.3, 2.0), W - 0.3 * G, 1.0).ravel())
     rec = check_identity(foc, np.zeros(len(foc)),
                          "first-order condition of the MD argmin and p = 2 equals GD (relative)",
                          atol=1e-12, seed=seed)
-    check_bound(num, 1e-4, "MD step agrees with scipy's minimiser of eta<G,V> + D(V, W)",
+    check_bound(num, 1e-6, "MD step agrees with scipy's minimiser of eta<G,V> + D(V, W) (relative)",
                 check="md-step-numerical", seed=seed,
                 no_search="the bound is the accuracy of scipy's BFGS minimiser against the closed-form step (the "
                           "statement itself, the first-order condition of the argmin, is the exact identity "
@@ -637,6 +645,13 @@ def _l4_factor(x: float, y: float, p: float) -> float:
     return (max(x, y) if p < 2 else min(x, y)) ** (2 - p)
 
 
+#: growth x - y of the norm, relative to max(x, y), below which a step counts as not growing. The
+#: bound is tight as x -> y, where x - y is a difference of two norms known to ~1e-15 relative:
+#: at 1e-9 the full-scale adversary reached that rounding (ratio 1 + 1e-7, above the check's rtol
+#: of 1e-9); at 1e-5 the rounding of the ratio stays below 1e-10.
+_L4_RESOLVED = 1e-5
+
+
 @claim_check("julistiono-lemma-4", "norm-increment")
 def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *, seed: int = 13) -> CheckRecord:
     """``||W(k+1)||_p - ||W(k)||_p <= eta ||G||_q / (p - 1) * factor(x, y)`` (``factor``: :func:`_l4_factor`),
@@ -647,8 +662,8 @@ def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *,
     def add(W, G, eta, p):
         q = conjugate_exponent(p)
         x, y = entrywise_lp(md_step(W, G, eta, p), p), entrywise_lp(W, p)
-        m = max(x, y)  # both sides divided by the norm: x - y carries round-off ~ 1e-16 max(x, y)
-        if x - y <= 1e-12 * m:   # the norm did not (resolvably) grow: the bound holds trivially
+        m = max(x, y)  # both sides divided by the norm: x - y carries round-off ~ 1e-15 max(x, y)
+        if x - y <= _L4_RESOLVED * m:  # no resolvable growth: the bound holds trivially
             return
         lhs.append((x - y) / m)
         rhs.append(eta * entrywise_lp(G, q) / (p - 1) * factor(x, y, p) / m)
@@ -667,7 +682,7 @@ def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *,
 
     # adversarial: maximise (x - y) / (eta ||G||_q factor(x, y) / (p - 1)) over W, G (||G||_q = 1),
     # eta in [1e-3, 1] and p between min and max of P_ALL on steps whose growth is
-    # resolvable (x - y > 1e-9 max(x, y)); other steps do not grow and count as ratio 0
+    # resolvable (x - y > _L4_RESOLVED max(x, y)); other steps count as ratio 0
     def ratio(shape: tuple[int, int], z: np.ndarray) -> float:
         k = shape[0] * shape[1]
         W, G = z[:k].reshape(shape), z[k:2 * k].reshape(shape)
@@ -678,7 +693,7 @@ def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *,
             return -np.inf
         G = G / nG
         x, y = _lp(md_step(W, G, eta, p), p), _lp(W, p)
-        if x - y <= 1e-9 * max(x, y):
+        if x - y <= _L4_RESOLVED * max(x, y):
             return 0.0
         return (x - y) / (eta / (p - 1) * factor(x, y, p))
 
