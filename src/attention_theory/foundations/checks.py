@@ -337,16 +337,19 @@ def check_review_jacobian_typo(printed: Callable[[np.ndarray], np.ndarray] = _re
 def check_softmax_remainder_order(jacobian: Callable[[np.ndarray], np.ndarray] = softmax_jacobian,
                                   *, seed: int = 12) -> CheckRecord:
     """The first-order expansion (26) has remainder ``O(||delta||^2)``, supported by the measured
-    exponent with its interval: for ``delta = t u`` with ``t = 1e-1 ... 1e-5`` the exponent of
+    exponent with its interval: for ``delta = t u`` with ``t = 1e-2 ... 1e-5`` the exponent of
     ``||phi(v + t u) - phi(v) - phi'(v) t u||`` in ``t`` is fitted per instance
     (:func:`~attention_theory.foundations.trend.power_exponent`, 95% interval), and every
     interval must lie inside ``[1.9, 2.1]``: checked as two bounds (the smallest lower end and
     the largest upper end).  A first-order error (a wrong Jacobian) gives exponent 1.
+    ``t = 1e-1`` is left out: there the third-order term still bends the curve (with it, the
+    full-scale campaign's 300 instances reached intervals [1.80, 2.05] and [1.96, 2.20]; without
+    it every interval lies in [1.97, 2.06]).
     """
     from attention_theory.foundations.trend import power_exponent
 
     rng = np.random.default_rng(seed)
-    ts = 10.0 ** -np.arange(1, 6)
+    ts = 10.0 ** -np.arange(2, 6)
     ests = []
     for _ in range(pick(30, 300)):
         T = int(rng.integers(2, 12))
