@@ -339,3 +339,17 @@ def test_maximize_reports_a_start_when_every_restart_is_infinite():
 
     res = maximize(lambda x: x.sum() * float("inf"), lambda g: g.standard_normal(2), restarts=2, steps=3)
     assert res.best_value == -math.inf and res.best_x.shape == (2,)
+
+
+def test_campaign_records_come_from_registered_checks_at_full_scale():
+    """The committed records of the full-scale search campaign (results/registry-full) obey the
+    contract too: each was written by a registered (claim, check) pair, at full scale, at a
+    named commit, with a status a claim can take."""
+    records = verify.load_registry(TESTS.parent / "results" / "registry-full")
+    assert records, "no campaign records"
+    for rec in records:
+        where = f"{rec['claim_id']} / {rec['check']}"
+        verify.check_owner(rec["claim_id"], rec["check"])  # KeyError: not a registered pair
+        assert rec["scale"] == "full", where
+        assert re.fullmatch(r"[0-9a-f]{12}", str(rec["commit"])), where
+        assert rec["status"] in ("verified", "erratum", "not-checkable"), where
