@@ -98,7 +98,9 @@ def browser():
 INTERNAL_WORDS = re.compile(r"(?<![-\w])(tasks?|lent|owed|catalogues?)\b", re.I)  # "multi-task" in a cited title is fine
 LOCAL_PATH = re.compile(r"(?:/work/|/home/|/tmp/|/root/|/private/var/|[A-Z]:\\Users\\)")
 RAW_TEX = re.compile(r"\\(?:frac|sum|mathbb|mathrm|ell|left|right|begin|end|sqrt|alpha|beta|gamma|"
-                     r"theta|sigma|lambda|epsilon|cdot|le|ge|infty|operatorname|top)\b|\$[^$\s][^$]*[\\^_{}][^$]*\$")
+                     r"theta|sigma|lambda|epsilon|cdot|le|ge|infty|operatorname|top)(?![A-Za-z])"
+                     r"|\$[^$\s][^$]*[\\^_{}][^$]*\$"
+                     r"|\*\*\w")  # (?![A-Za-z]), not \b: "\ell_p" has no word boundary before "_"; **: raw bold
 
 
 def _layout(drv) -> dict:

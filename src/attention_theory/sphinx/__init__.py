@@ -168,7 +168,9 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         if not CLAIM_ID_PATTERN.match(label):
             current = None
             continue
-        title = str(node.get("title", ""))
+        # the box title's Markdown emphasis is dropped: the title is reused as plain text (graph
+        # labels and tooltips, the claims table)
+        title = str(node.get("title", "")).replace("**", "")
         current = bp.Statement(label=label, docname=docname, title=title,
                                reconstructed=("reconstructed" in node.get("classes", [])
                                               or "reconstructed" in title.lower()))
@@ -431,8 +433,24 @@ def _pasted_numbers_as_math(doctree: nodes.document) -> None:
             node.replace_self(nodes.math(tex, tex))
 
 
+def _doc_links_keep_math(app: Sphinx, doctree: nodes.document) -> None:
+    """A ``{doc}`` link shows the target's title as plain text, so a title with math
+    ("Mirror descent with an $\\ell_p$ potential") would read "\\ell_p": the link gets a copy
+    of the title's own nodes instead."""
+    with_math = {title.astext(): title for title in app.env.titles.values()
+                 if any(isinstance(n, nodes.math) for n in title.findall(nodes.math))}
+    if not with_math:
+        return
+    for node in list(doctree.findall(nodes.inline)):
+        title = with_math.get(node.astext())
+        if title is not None and {"doc", "std-doc"} & set(node.get("classes", [])):
+            node.children = []
+            node.extend(child.deepcopy() for child in title.children)
+
+
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     _pasted_numbers_as_math(doctree)
+    _doc_links_keep_math(app, doctree)
     _add_badges(app, doctree, docname)
     _resolve_erratum_refs(app, doctree, docname)
     has_claims = list(doctree.findall(claims_placeholder))
@@ -591,7 +609,10 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
                 title = app.env.titles.get(st.docname)
                 chap = nodes.reference("", "", internal=True,
                                        refuri=app.builder.get_relative_uri(docname, st.docname))
-                chap += nodes.Text(title.astext() if title is not None else st.docname)
+                if title is not None:  # the title's own nodes: its math stays math ($\ell_p$)
+                    chap.extend(child.deepcopy() for child in title.children)
+                else:
+                    chap += nodes.Text(st.docname)
                 claim += nodes.Text(" — in ")
                 claim += chap
             scales = ", ".join(row["scales"]) + (f" (data: {', '.join(row['data_files'])})"
