@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -33,28 +34,19 @@ __all__ = [
     "check_path",
     "check_rng",
     "check_seed",
+    "real_values",
+    "check_finite",
+    "check_mapping",
+    "config_dict",
 ]
 
 
 def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
              finite: bool = True) -> np.ndarray:
     """Convert ``x`` to a float64 array, validating dimension and finiteness."""
-    if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
-    try:
-        import torch  # local import: torch is heavy and optional for plain numpy use
-
-        if isinstance(x, torch.Tensor):
-            if x.is_complex():
-                raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
-            x = x.detach().cpu().double().numpy()
-    except ImportError:  # pragma: no cover - torch is a hard dependency in practice
-        pass
-    reject_complex(x, name)
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+    arr = real_values(x, name)
+    if not isinstance(arr, np.ndarray):  # a tensor
+        arr = arr.detach().cpu().double().numpy()
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else ndim
         if arr.ndim not in allowed:
@@ -174,19 +166,8 @@ def as_tensor(x: Any, name: str, *, ndim: int | None = None,
     """
     import torch
 
-    if x is None or isinstance(x, (str, bytes, bool)):
-        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
-    if isinstance(x, torch.Tensor):
-        if x.is_complex() or x.dtype == torch.bool:
-            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
-        t = x if x.dtype == torch.float64 else x.to(torch.float64)
-    else:
-        reject_complex(x, name)
-        try:
-            arr = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be an array of numbers: {exc}") from None
-        t = torch.as_tensor(arr, dtype=torch.float64)
+    v = real_values(x, name)
+    t = v.to(torch.float64) if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64)
     if ndim is not None and t.dim() != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(t.shape)}")
     if shape is not None:
@@ -195,14 +176,68 @@ def as_tensor(x: Any, name: str, *, ndim: int | None = None,
             raise ValueError(f"{name} must have shape {want}, got {tuple(t.shape)}")
     if t.numel() == 0:
         raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
-    # finiteness is checked only outside function transforms (torch.func tensors are fine)
+    return check_finite(t, name)
+
+
+def real_values(x: Any, name: str, what: str = "an array of numbers") -> Any:
+    """``x`` as real numbers, before any check of shape or value: a real torch tensor is returned
+    as it is (dtype, device and graph kept), anything else as a float64 numpy array.
+
+    Raises ``TypeError`` for ``None``, strings, bools, complex or bool tensors, complex arrays and
+    non-numeric input; ``what`` completes the message ("``name`` must be ``what``").
+    """
+    import torch
+
+    if x is None or isinstance(x, (str, bytes, bool)):
+        raise TypeError(f"{name} must be {what}, got {type(x).__name__}")
+    if isinstance(x, torch.Tensor):
+        if x.is_complex() or x.dtype == torch.bool:
+            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
+        return x
+    reject_complex(x, name)
     try:
-        finite = bool(torch.isfinite(t).all())
-    except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
-        finite = True
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be {what}: {exc}") from None
+
+
+def check_finite(x: Any, name: str) -> Any:
+    """``x`` (a torch tensor or a numpy array) unchanged, or ``ValueError`` if an entry is NaN or
+    infinite.  Inside ``torch.func`` transforms (vmap, grad) the values are not inspectable and
+    the check is skipped: the tensor was checked where it entered."""
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        try:
+            finite = bool(torch.isfinite(x).all())
+        except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
+            finite = True
+    elif isinstance(x, np.ndarray):
+        finite = bool(np.isfinite(x).all()) if x.dtype.kind in "fc" else True
+    else:
+        raise TypeError(f"{name} must be a torch tensor or a numpy array, got {type(x).__name__}")
     if not finite:
         raise ValueError(f"{name} must contain only finite values")
-    return t
+    return x
+
+
+def check_mapping(x: Any, name: str, keys: Sequence[str] = ()) -> Mapping:
+    """A mapping (a dict) holding at least ``keys``."""
+    if not isinstance(x, Mapping):
+        raise TypeError(f"{name} must be a mapping (dict), got {type(x).__name__}")
+    missing = [k for k in keys if k not in x]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {missing}")
+    return x
+
+
+def config_dict(cfg: Any, default: Callable[[], Mapping] | None, keys: Sequence[str],
+                name: str = "cfg") -> dict[str, Any]:
+    """A copy of a configuration dict holding ``keys``; ``default()`` when ``cfg`` is ``None`` and
+    a default exists.  The copy lets a caller complete it without touching the reader's dict."""
+    if cfg is None and default is not None:
+        return dict(default())
+    return dict(check_mapping(cfg, name, keys))
 
 
 def check_bool(x: Any, name: str) -> bool:

@@ -1079,6 +1079,20 @@ EXAMPLES.update({
     _V + "reject_complex": lambda: dict(x=unif((3,)), name="x"),
 })
 NOT_FUZZED_ARGS.update({_V + n: ("name",) for n in ("check_bool", "check_real", "check_callable", "reject_complex")})
+EXAMPLES.update({
+    _V + "real_values": lambda: dict(x=unif((3,)), name="x"),
+    _V + "check_finite": lambda: dict(x=unif((3,)), name="x"),
+    _V + "check_mapping": lambda: dict(x={"a": 1}, name="x", keys=("a",)),
+    _V + "config_dict": lambda: dict(cfg={"a": 1}, default=None, keys=("a",)),
+})
+NOT_FUZZED_ARGS.update({_V + "real_values": ("name", "what"), _V + "check_finite": ("name",),
+                        _V + "check_mapping": ("name", "keys"), _V + "config_dict": ("name", "default", "keys")})
+ALLOWED.update({
+    _V + "check_finite": {f"x:{k}": "only finiteness is checked here (kind, shape and size are the caller's)"
+                          for k in ("complex", "empty", "wrong_rank", "negative")},
+    _V + "real_values": {f"x:{k}": "converts only: values, shape and size are the caller's checks"
+                         for k in ("nan", "inf", "negative", "empty", "wrong_rank")},
+})
 ALLOWED.update({
     _V + "check_real": {"x:negative": "a real number of either sign"},
     _V + "reject_complex": {"x:nan": "only complex input is rejected here (finiteness is the caller's check)",

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, reject_complex
+from attention_theory._validate import as_tensor, real_values
 from attention_theory.config import pick
 from attention_theory.deora import dm1
 from attention_theory.deora.calculus import box, into_ball, maximize_each, search_tensor, search_value
@@ -92,23 +92,10 @@ def _dm1_frame(size: DM1Size) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
 def _side(v: Any, name: str) -> None:
     """One side of :func:`bound_ratio`: a finite real number (a float, a one-element array or tensor)."""
-    if v is None or isinstance(v, (str, bytes)):
-        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
-    if torch.is_tensor(v):
-        if v.is_complex() or v.dtype == torch.bool:
-            raise TypeError(f"{name} must be real-valued, got dtype {v.dtype}")
-        if v.numel() != 1:
-            raise ValueError(f"{name} must be a single number, got shape {tuple(v.shape)}")
-        value = float(v.detach())
-    else:
-        reject_complex(v, name)
-        try:
-            a = np.asarray(v, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a real number: {exc}") from None
-        if a.size != 1:
-            raise ValueError(f"{name} must be a single number, got shape {a.shape}")
-        value = float(a.reshape(()))
+    a = real_values(v, name, "a real number")
+    if (a.numel() if torch.is_tensor(a) else a.size) != 1:
+        raise ValueError(f"{name} must be a single number, got shape {tuple(a.shape)}")
+    value = float(a.detach().reshape(())) if torch.is_tensor(a) else float(a.reshape(()))
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
 

@@ -12,13 +12,12 @@ evaluate them (chapter ``book/deora/initialization.md``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive, check_seed
+from attention_theory._validate import check_int, check_positive, check_seed, config_dict
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -90,22 +89,10 @@ _P7_CACHE: dict[tuple, dict[str, Any]] = {}
 _P7_KEYS = ("T", "d", "n", "eps", "signal", "init_scale", "seed")
 
 
-def _p7_cfg(cfg: Any) -> dict[str, Any]:
-    """A copy of the instance configuration (the default when ``None``), with the keys it needs."""
-    if cfg is None:
-        return dict(prop7_instance_config())
-    if not isinstance(cfg, Mapping):
-        raise TypeError(f"cfg must be a dict like prop7_instance_config() (or None), got {type(cfg).__name__}")
-    missing = [k for k in _P7_KEYS if k not in cfg]
-    if missing:
-        raise ValueError(f"cfg lacks the key(s) {missing} (see prop7_instance_config())")
-    return dict(cfg)
-
-
 def prop7_instance(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the certified instance: constants of Definition 1 at ``H`` heads, where ``H`` meets the
     corrected (98) for the constants measured at that ``H`` (fixed point over a few rounds)."""
-    cfg = _p7_cfg(cfg)
+    cfg = config_dict(cfg, prop7_instance_config, _P7_KEYS)
     key = tuple(sorted(cfg.items()))
     if key in _P7_CACHE:
         return _P7_CACHE[key]
@@ -139,7 +126,7 @@ def prop7_scan(Hs: list[int], cfg: dict[str, Any] | None = None) -> list[dict[st
             raise TypeError(f"Hs must contain integers (head counts), got {H!r}")
         if H < 1:
             raise ValueError(f"Hs must contain head counts >= 1, got {H}")
-    cfg = _p7_cfg(cfg)
+    cfg = config_dict(cfg, prop7_instance_config, _P7_KEYS)
     T, d, n, eps = cfg["T"], cfg["d"], cfg["n"], cfg["eps"]
     Xs, ys = noisy_lin_tokens(n, T, d, signal=cfg["signal"], seed=cfg["seed"])
     Xt, yt = torch.as_tensor(Xs), torch.as_tensor(ys)

@@ -22,12 +22,13 @@ from attention_theory._validate import (
     as_tensor,
     as_vector,
     check_bool,
+    check_finite,
     check_int,
     check_positive,
     check_real,
     check_rng,
     check_seed,
-    reject_complex,
+    real_values,
 )
 from attention_theory.config import cached_per_scale, pick, scale
 from attention_theory.deora import model as md
@@ -59,23 +60,10 @@ def _flat_params(theta: Any, name: str, H: int, T: int, d: int) -> torch.Tensor:
 def search_point(z: Any, name: str, dim: int) -> None:
     """A search point: a real vector of ``dim`` finite entries, a numpy array (Nelder-Mead) or a tensor
     (L-BFGS, its graph untouched).  O(dim) checks, once per objective call."""
-    if z is None or isinstance(z, (str, bytes, bool)):
-        raise TypeError(f"{name} must be a vector of numbers, got {type(z).__name__}")
-    if torch.is_tensor(z):
-        if z.is_complex() or z.dtype == torch.bool:
-            raise TypeError(f"{name} must be real-valued, got dtype {z.dtype}")
-        t = z.detach()
-    else:
-        reject_complex(z, name)
-        try:
-            t = np.asarray(z, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a vector of numbers: {exc}") from None
+    t = real_values(z, name, "a vector of numbers")
     if tuple(t.shape) != (dim,):
         raise ValueError(f"{name} must have shape ({dim},), got {tuple(t.shape)}")
-    finite = bool(torch.isfinite(t).all()) if torch.is_tensor(t) else bool(np.isfinite(t).all())
-    if not finite:
-        raise ValueError(f"{name} must contain only finite values")
+    check_finite(t.detach() if torch.is_tensor(t) else t, name)
 
 
 def _size_td(size: Any) -> tuple[int, int]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,11 +21,13 @@ from attention_theory._validate import (
     as_array,
     as_tensor,
     check_bool,
+    check_finite,
     check_int,
     check_positive,
     check_probability,
     check_seed,
-    reject_complex,
+    config_dict,
+    real_values,
 )
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
@@ -43,41 +44,13 @@ _MC_KEYS = _PRACTICAL_KEYS + ("sets", "n_test", "checkpoints")
 _CERT_KEYS = ("T", "d", "R", "D", "n", "sets", "signal", "label_noise", "init_scale", "n_test", "seed")
 
 
-def _config(cfg: Any, default: Any, keys: tuple[str, ...], name: str = "cfg") -> dict[str, Any]:
-    """A copy of a configuration dict (``default()`` when ``cfg`` is None) holding ``keys``."""
-    if cfg is None and default is not None:
-        return dict(default())
-    if not isinstance(cfg, Mapping):
-        raise TypeError(f"{name} must be a configuration dict, got {type(cfg).__name__}")
-    missing = [k for k in keys if k not in cfg]
-    if missing:
-        raise ValueError(f"{name} lacks the key(s) {missing}")
-    return dict(cfg)
-
-
 def _elementwise(x: Any, name: str) -> Any:
     """An elementwise operand (number, array or tensor, its graph kept): real, non-empty, finite.
     Returned unchanged."""
-    if x is None or isinstance(x, (str, bytes, bool)):
-        raise TypeError(f"{name} must be a number, an array or a tensor, got {type(x).__name__}")
-    if torch.is_tensor(x):
-        if x.is_complex() or x.dtype == torch.bool:
-            raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
-        t = x.detach()
-        if t.numel() == 0:
-            raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
-        if not bool(torch.isfinite(t).all()):
-            raise ValueError(f"{name} must contain only finite values")
-        return x
-    reject_complex(x, name)
-    try:
-        a = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a number, an array or a tensor: {exc}") from None
-    if a.size == 0:
-        raise ValueError(f"{name} must not be empty (shape {a.shape})")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must contain only finite values")
+    v = real_values(x, name, "a number, an array or a tensor")
+    if (v.numel() if torch.is_tensor(v) else v.size) == 0:
+        raise ValueError(f"{name} must not be empty (shape {tuple(v.shape)})")
+    check_finite(v.detach() if torch.is_tensor(v) else v, name)
     return x
 
 
@@ -339,7 +312,7 @@ _PRACTICAL_CACHE: dict[tuple, tuple] = {}
 
 def practical_runs(cfg: dict[str, Any] | None = None) -> tuple[LOORuns, StepData, np.ndarray, np.ndarray]:
     """The LOO runs of configuration A on one training set, with their per-step data (cached)."""
-    cfg = _config(cfg, practical_config, _PRACTICAL_KEYS)
+    cfg = config_dict(cfg, practical_config, _PRACTICAL_KEYS)
     key = tuple(sorted(cfg.items()))
     if key not in _PRACTICAL_CACHE:
         Xs, ys = noisy_lin_tokens(cfg["n"], cfg["T"], cfg["d"], signal=cfg["signal"], R=cfg["R"],
@@ -365,7 +338,7 @@ def _check_runs(runs: Any) -> LOORuns:
 def run_tilde_betas(sd: StepData, cfg: dict[str, Any]) -> dict[str, float]:
     """``beta~`` constants from the largest ``||.||_{2,inf}`` met by any run (in place of ``3D + B``)."""
     _check_step_data(sd)
-    cfg = _config(cfg, None, ("T", "d", "R", "H"))
+    cfg = config_dict(cfg, None, ("T", "d", "R", "H"))
     T, d, R, H = cfg["T"], cfg["d"], cfg["R"], cfg["H"]
     return {"beta1": bd.beta1(sd.b_run, T, d, R), "beta3": bd.beta3(sd.b_run, T, d, R),
             "beta2": bd.beta2(sd.b_run, T, d, R, H), "b": sd.b_run}
@@ -383,7 +356,7 @@ def require(ok: bool, what: str) -> None:
 def alpha_ki(sd: StepData, cfg: dict[str, Any]) -> torch.Tensor:
     """``alpha_{k,i} = 4 eta beta~3 (L^{not i}(theta_k) + L^{not i}(theta_k^{not i})) / (3 sqrt(H))``, ``(K, n)``."""
     _check_step_data(sd)
-    cfg = _config(cfg, None, ("T", "d", "R", "H", "eta"))
+    cfg = config_dict(cfg, None, ("T", "d", "R", "H", "eta"))
     check_positive(cfg["eta"], "cfg['eta']")
     tb = run_tilde_betas(sd, cfg)
     return 4 * cfg["eta"] * tb["beta3"] / (3 * math.sqrt(cfg["H"])) * (sd.loo_at_full + sd.loo_at_loo)
@@ -396,7 +369,7 @@ def lemma11_trajectory_curves(cfg: dict[str, Any] | None = None) -> dict[str, np
     (91)-(92) with the measured exponential factor in place of 2) and ``bound2[k]`` the same with the
     factor 2 (valid once the exponential is at most 2).
     """
-    cfg = _config(cfg, practical_config, _PRACTICAL_KEYS)
+    cfg = config_dict(cfg, practical_config, _PRACTICAL_KEYS)
     runs, sd, _, _ = practical_runs(cfg)
     tb = run_tilde_betas(sd, cfg)
     al = alpha_ki(sd, cfg)
@@ -436,7 +409,7 @@ _MC_CACHE: dict[tuple, dict[str, Any]] = {}
 def monte_carlo(cfg: dict[str, Any] | None = None, *, progress: bool = False) -> dict[str, Any]:
     """Per training set ``s`` and checkpoint ``k``: generalization gap, LOO and replace-one stability,
     train loss, and the Lipschitz constant ``G = beta1(max ||.||_{2,inf})`` over every iterate (cached)."""
-    cfg = _config(cfg, monte_carlo_config, _MC_KEYS)
+    cfg = config_dict(cfg, monte_carlo_config, _MC_KEYS)
     key = tuple(sorted(cfg.items()))
     if key in _MC_CACHE:
         return _MC_CACHE[key]
@@ -492,7 +465,7 @@ _CERT_CACHE: dict[tuple, dict[str, Any]] = {}
 def certified_setup(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     """``F-cert`` for Theorem 2: the head count of Eq. (84) for the target ``theta = theta_0 + D v``,
     then ``K`` and ``eta`` meeting Theorem 1's step-size conditions on every sampled training set."""
-    cfg = _config(cfg, certified_config, _CERT_KEYS)
+    cfg = config_dict(cfg, certified_config, _CERT_KEYS)
     T, d, R, D = cfg["T"], cfg["d"], cfg["R"], cfg["D"]
     B = cfg["init_scale"] + D
     for _ in range(3):  # B depends on H through the per-head share D / sqrt(H) of the target
@@ -515,7 +488,7 @@ def certified_setup(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def certified_runs(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run configuration B on every training set (cached): stability, gap, Lemma 11 and Theorem 2 sides."""
-    cfg = _config(cfg, certified_config, _CERT_KEYS)
+    cfg = config_dict(cfg, certified_config, _CERT_KEYS)
     key = tuple(sorted(cfg.items()))
     if key in _CERT_CACHE:
         return _CERT_CACHE[key]

@@ -297,7 +297,7 @@ def _torch_arg(t: Any, name: str, ndim: int, shape: tuple[int, ...] | None = Non
     a floating or integer tensor; anything else is validated by :func:`as_tensor` (float64)."""
     import torch
 
-    from attention_theory._validate import as_tensor
+    from attention_theory._validate import as_tensor, check_finite
 
     if not isinstance(t, torch.Tensor) or t.is_complex() or t.dtype == torch.bool:
         t = as_tensor(t, name)
@@ -307,13 +307,7 @@ def _torch_arg(t: Any, name: str, ndim: int, shape: tuple[int, ...] | None = Non
         raise ValueError(f"{name} must not be empty (shape {tuple(t.shape)})")
     if shape is not None and tuple(t.shape) != shape:
         raise ValueError(f"{name} must have shape {shape}, got {tuple(t.shape)}")
-    try:
-        finite = bool(torch.isfinite(t).all())
-    except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
-        finite = True
-    if not finite:
-        raise ValueError(f"{name} must contain only finite values")
-    return t
+    return check_finite(t, name)
 
 
 def _unit_rows(a: np.ndarray) -> np.ndarray:

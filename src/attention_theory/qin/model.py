@@ -35,7 +35,7 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_int, check_positive
+from attention_theory._validate import as_tensor, check_finite, check_int, check_positive
 
 __all__ = [
     "BLOCKS",
@@ -166,13 +166,7 @@ def _elementwise_input(x: Any, name: str = "x") -> torch.Tensor:
     if isinstance(x, torch.Tensor) and x.is_floating_point():
         if x.numel() == 0:
             raise ValueError(f"{name} must not be empty (shape {tuple(x.shape)})")
-        try:
-            finite = bool(torch.isfinite(x).all())
-        except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
-            finite = True
-        if not finite:
-            raise ValueError(f"{name} must contain only finite values")
-        return x
+        return check_finite(x, name)
     return as_tensor(x, name)
 
 

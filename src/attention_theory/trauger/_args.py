@@ -1,26 +1,15 @@
 """Argument checks of the Trauger & Tewari modules that :mod:`attention_theory._validate` lacks.
 
-Flags, signed real numbers, mappings with required keys, non-string sequences and integer
-(label/token) tensors.  Like the shared helpers, each raises ``TypeError`` for the wrong kind of
+Non-string sequences, integer (label/token) tensors and floating tensors kept as they are.  Like the shared helpers, each raises ``TypeError`` for the wrong kind of
 object and ``ValueError`` for a wrong value, and names the argument.  No ``__all__``: private.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
-
-
-def check_mapping(x: Any, name: str, keys: Sequence[str] = ()) -> Mapping:
-    """A mapping holding at least ``keys``."""
-    if not isinstance(x, Mapping):
-        raise TypeError(f"{name} must be a mapping (dict), got {type(x).__name__}")
-    missing = [k for k in keys if k not in x]
-    if missing:
-        raise ValueError(f"{name} lacks the key(s) {missing}")
-    return x
 
 
 def check_sequence(x: Any, name: str, *, non_empty: bool = True) -> Sequence:

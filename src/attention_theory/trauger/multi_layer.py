@@ -12,10 +12,18 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_bool, check_int, check_positive, check_real, check_rng
+from attention_theory._validate import (
+    as_tensor,
+    check_bool,
+    check_int,
+    check_mapping,
+    check_positive,
+    check_real,
+    check_rng,
+)
 from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
 from attention_theory.trauger import model as tm
-from attention_theory.trauger._args import check_mapping, check_sequence
+from attention_theory.trauger._args import check_sequence
 from attention_theory.trauger.linear_covering import random_l1_ball
 
 __all__ = ['composite_cover', 'l11_ball', 'layer1_counterexample', 'lemma_e2_rhs', 'lemma_e2_terms', 'samples', 'unrolled_rhs', 'unrolled_terms']

@@ -348,6 +348,19 @@ def _lower_bound_search(variants: Callable[[DM1Size], list[tuple[str, float, Cal
     return res, found
 
 
+def _single_lower_bound(variants: Callable[[DM1Size], list[tuple[str, float, Callable[..., Any]]]],
+                        label: str, seed: int) -> CheckRecord:
+    """One lower bound (``variants`` returns a single ``(tag, bound, exact)``): the uniform, corner
+    and adversarial noise instances of each regime, then :func:`dm1_search` over the regimes' sizes."""
+    parts = {}
+    for name, cfg in REGIMES.items():
+        _, rhs, exact = variants(DM1Size(name, cfg))[0]
+        parts.update(_lower_bound_parts(cfg, name, exact, rhs, seed))
+    res, found = _lower_bound_search(variants, dm1_sizes(REGIMES), seed)
+    parts.update(found)
+    return combined_bound(parts, label, seed=seed, search=res)
+
+
 @claim_check("deora-eq-112", "adversarial")
 def check_eq112(lead: float | None = None, *, seed: int = 17) -> CheckRecord:
     """Eq. (112): ``(y/T) sum_t u_star^T X^T r_t(X; W_star) >= T[zeta S^6 - ...]`` (``lead`` replaces ``zeta``).
@@ -358,13 +371,7 @@ def check_eq112(lead: float | None = None, *, seed: int = 17) -> CheckRecord:
         return [("(112)", bm.eq112_rhs(c.T, c.zeta, c.S, c.Z_mu, c.Z_nu, lead=lead),
                  lambda X, y: term112(X, y, tg["W"], tg["u_star"]))]
 
-    parts = {}
-    for name, cfg in REGIMES.items():
-        _, rhs, exact = variants(DM1Size(name, cfg))[0]
-        parts.update(_lower_bound_parts(cfg, name, exact, rhs, seed))
-    res, found = _lower_bound_search(variants, dm1_sizes(REGIMES), seed)
-    parts.update(found)
-    return combined_bound(parts, "first part of Term I (112)", seed=seed, search=res)
+    return _single_lower_bound(variants, "first part of Term I (112)", seed)
 
 
 @claim_check("deora-eq-113", "adversarial")
@@ -377,13 +384,7 @@ def check_eq113(lead: float | None = None, *, seed: int = 18) -> CheckRecord:
         return [("(113)", bm.eq113_rhs(c.T, c.zeta, c.S, c.Z_mu, c.Z_nu, lead=lead),
                  lambda X, y: term113(X, y, tg["W"], tg["u_star"]))]
 
-    parts = {}
-    for name, cfg in REGIMES.items():
-        _, rhs, exact = variants(DM1Size(name, cfg))[0]
-        parts.update(_lower_bound_parts(cfg, name, exact, rhs, seed))
-    res, found = _lower_bound_search(variants, dm1_sizes(REGIMES), seed)
-    parts.update(found)
-    return combined_bound(parts, "second part of Term I (113)", seed=seed, search=res)
+    return _single_lower_bound(variants, "second part of Term I (113)", seed)
 
 
 @claim_check("deora-eq-114", "worst-p")

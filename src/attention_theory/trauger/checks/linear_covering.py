@@ -655,21 +655,31 @@ def check_l33_size(*, bound: Callable[..., float] | None = None) -> CheckRecord:
     Also records the ratio of the constructed size to the printed (ceiling-free) RHS.
     """
     bound = bound or (lambda d, k, Bw, Bx, eps: log_cover_bound_lemma33(d, k, Bw, Bx, eps, ceiling=True))
-    lhs, rhs, printed = [], [], []
+    return _construction_size_vs_bound(
+        log_cover_size_lemma33, bound, log_cover_bound_lemma33,
+        "log size of the Lemma 3.3 construction <= d ceil(Bw^2Bx^2/eps^2) log(2k+1)",
+        "binom(2k+K, K) <= (2k+1)^K")
+
+
+def _construction_size_vs_bound(size: Callable[..., float], bound: Callable[..., float],
+                                printed: Callable[..., float], label: str, integer_form: str) -> CheckRecord:
+    """``size <= bound`` on the grid ``d in {1, 3, 10, 100}``, ``k in {1, ..., 1024}``, ``eps`` in
+    [0.05, 1] (``Bw = Bx = 1``, so ``K = 1..400``), recording the ratio of the size to ``printed``."""
+    lhs, rhs, printed_rhs = [], [], []
     for d in (1, 3, 10, 100):
         for k in (1, 2, 8, 64, 1024):
             for t in np.linspace(0.05, 1.0, 25):
                 args = (d, k, 1.0, 1.0, float(t))
-                lhs.append(log_cover_size_lemma33(*args))
+                lhs.append(size(*args))
                 rhs.append(bound(*args))
-                printed.append(log_cover_bound_lemma33(*args))
-    ratio = np.array(lhs) / np.array(printed)
-    return check_bound(lhs, rhs, "log size of the Lemma 3.3 construction <= d ceil(Bw^2Bx^2/eps^2) log(2k+1)",
+                printed_rhs.append(printed(*args))
+    ratio = np.array(lhs) / np.array(printed_rhs)
+    return check_bound(lhs, rhs, label,
                        extra={"max_ratio_to_printed": float(ratio.max()),
                               "median_ratio_to_printed": float(np.median(ratio))},
                        no_search="both sides depend on eps only through the integer K = ceil(Bw^2 Bx^2/eps^2) and "
                                  "on the integers d, k: an inequality between closed forms in integers "
-                                 "(binom(2k+K, K) <= (2k+1)^K), evaluated on a grid giving K = 1..400; there is no "
+                                 f"({integer_form}), evaluated on a grid giving K = 1..400; there is no "
                                  "continuous instance to search")
 
 
@@ -1045,22 +1055,10 @@ def check_l36_explicit_cover(*, K_rule: Callable[[float, float, float], int] = m
 def check_l36_size(*, bound: Callable[..., float] | None = None) -> CheckRecord:
     """Constructed ``log binom(2dk+K, K)`` <= ``bound`` (default ``ceil(r) log(2dk+1)``); ratio to printed."""
     bound = bound or (lambda d, k, Bw, Bx, eps: log_cover_bound_lemma36(d, k, Bw, Bx, eps, ceiling=True))
-    lhs, rhs, printed = [], [], []
-    for d in (1, 3, 10, 100):
-        for k in (1, 2, 8, 64, 1024):
-            for t in np.linspace(0.05, 1.0, 25):
-                args = (d, k, 1.0, 1.0, float(t))
-                lhs.append(log_cover_size_lemma36(*args))
-                rhs.append(bound(*args))
-                printed.append(log_cover_bound_lemma36(*args))
-    ratio = np.array(lhs) / np.array(printed)
-    return check_bound(lhs, rhs, "log size of the Lemma 3.6 construction <= ceil(Bw^2Bx^2/eps^2) log(2dk+1)",
-                       extra={"max_ratio_to_printed": float(ratio.max()),
-                              "median_ratio_to_printed": float(np.median(ratio))},
-                       no_search="both sides depend on eps only through the integer K = ceil(Bw^2 Bx^2/eps^2) and "
-                                 "on the integers d, k: an inequality between closed forms in integers "
-                                 "(binom(2dk+K, K) <= (2dk+1)^K), evaluated on a grid giving K = 1..400; there is "
-                                 "no continuous instance to search")
+    return _construction_size_vs_bound(
+        log_cover_size_lemma36, bound, log_cover_bound_lemma36,
+        "log size of the Lemma 3.6 construction <= ceil(Bw^2Bx^2/eps^2) log(2dk+1)",
+        "binom(2dk+K, K) <= (2dk+1)^K")
 
 
 @claim_check("trauger-lemma-3-6", "packing-lower-bound", parts=("packing-distance",))

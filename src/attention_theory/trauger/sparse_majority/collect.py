@@ -20,9 +20,8 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_path
+from attention_theory._validate import check_int, check_mapping, check_path
 from attention_theory.results import atomic_write_bytes, load_checkpoint
-from attention_theory.trauger._args import check_mapping
 from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig
 from attention_theory.trauger.sparse_majority.structured import StructuredTrainer
 

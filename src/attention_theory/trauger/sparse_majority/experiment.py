@@ -34,6 +34,7 @@ from typing import Any, Sequence
 
 import torch
 
+from attention_theory._validate import check_mapping
 from attention_theory.config import SCALES
 from attention_theory.config import scale as _env_scale
 from attention_theory.experiment import (
@@ -46,7 +47,7 @@ from attention_theory.experiment import (
     positive_int,
 )
 from attention_theory.results import repo_results_dir
-from attention_theory.trauger._args import check_mapping, check_sequence
+from attention_theory.trauger._args import check_sequence
 from attention_theory.trauger.sparse_majority.benchmark import benchmark_trainers
 from attention_theory.trauger.sparse_majority.protocol import PROTOCOLS, ProtocolConfig, protocol
 from attention_theory.trauger.sparse_majority.structured import train_structured

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from attention_theory.trauger._args import check_mapping, check_sequence
+from attention_theory._validate import check_mapping
+from attention_theory.trauger._args import check_sequence
 
 __all__ = ["per_seed", "plot_per_seed", "plot_curves", "plot_bound"]
 

@@ -36,8 +36,8 @@ from typing import Any
 
 import torch
 
-from attention_theory._validate import check_int, check_positive
-from attention_theory.trauger._args import check_float_tensor, check_mapping
+from attention_theory._validate import check_int, check_mapping, check_positive
+from attention_theory.trauger._args import check_float_tensor
 from attention_theory.trauger.single_layer_bounds import C_lemma36, thm41_bound
 from attention_theory.trauger.sparse_majority.authors_model import (
     ModelShape,

@@ -35,13 +35,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_vector, check_bool, check_int, check_positive
+from attention_theory._validate import as_vector, check_bool, check_int, check_mapping, check_positive
 from attention_theory.results import load_checkpoint, save_checkpoint
-from attention_theory.trauger._args import (
-    check_float_tensor,
-    check_int_tensor,
-    check_mapping,
-)
+from attention_theory.trauger._args import check_float_tensor, check_int_tensor
 from attention_theory.trauger.sparse_majority import model as sm
 from attention_theory.trauger.sparse_majority.data import PAD, embed, make_sparse_majority
 
