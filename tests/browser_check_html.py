@@ -24,6 +24,7 @@ This file is not collected by ``make test`` (its name does not start with ``test
 
 from __future__ import annotations
 
+import collections
 import functools
 import http.server
 import json
@@ -124,6 +125,14 @@ def _layout(drv) -> dict:
                          el.className).toString().split(' ')[0] + ': ' + (el.textContent || '').trim().slice(0, 60));
           }
         }
+        // a table cell whose content is wider than the cell spills over its neighbour (fixed layout)
+        for (const cell of main.querySelectorAll('table th, table td')) {
+          if (cell.closest('.attn-blueprint-wrap') || cell.getClientRects().length === 0) continue;
+          if (cell.scrollWidth > cell.clientWidth + 2) {
+            clipped.push(cell.tagName.toLowerCase() + ' (content wider than its cell): ' +
+                         (cell.textContent || '').trim().slice(0, 60));
+          }
+        }
         const skip = 'pre, code, script, style, .math, mjx-container, .MathJax, .highlight, kbd, samp, .cell_input';
         const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
         const parts = [];
@@ -211,6 +220,10 @@ def test_page(page, server, browser):
     broken_links = _internal_links(page)
     if broken_links:
         problems.append(f"broken internal links: {broken_links[:5]}")
+    ids = re.findall(r"""\bid=["']([^"']+)["']""", (HTML / page).read_text(errors="replace"))
+    repeated = sorted(i for i, n in collections.Counter(ids).items() if n > 1)
+    if repeated:  # a link to a repeated anchor lands on the first one only
+        problems.append(f"repeated HTML ids: {repeated[:5]}")
     external = EXTERNAL.findall((HTML / page).read_text(errors="replace"))
     if external:
         problems.append(f"external resources: {external[:3]}")

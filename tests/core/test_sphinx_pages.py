@@ -22,6 +22,11 @@ RECORDS = [
     _record("trauger-lemma-3-1", "printed-step", "erratum", kind="proof-step", where="proof",
             source="Proof, Eq. 7", same_instances=True,
             printed={"text": "a <= b/2", "tex": r"a \le b/2", "summary": "FAILS"}, corrected={"text": "a <= b", "summary": "holds"}),
+    # the same erratum confirmed again by the full-scale campaign: one entry, two scales
+    {**_record("trauger-lemma-3-1", "printed-step", "erratum", scale="full", kind="proof-step", where="proof",
+               source="Proof, Eq. 7", same_instances=True,
+               printed={"text": "a <= b/2", "tex": r"a \le b/2", "summary": "FAILS"},
+               corrected={"text": "a <= b", "summary": "holds"}), "commit": "fedcba654321"},
     _record("trauger-fig-3", "plateau", "verified"),
     _record("trauger-fig-3", "plateau", "fails", scale="full",
             data={"files": ["results/x/runs-full.json"], "commits": ["abc"], "sha256": ["0"]},
@@ -90,6 +95,7 @@ def test_claims_page_shows_status_scales_and_citation(built):
     assert "results/x/runs-full.json" in page
     assert "trauger-fig-3 (fails; smoke+full scale)" in page
     assert "attn-claims-filter" in page and 'class="attn-copy"' in page
+    assert page.count("printed-step (proof step in the proof; smoke, full)") == 1
     claims = json.loads((built / "claims.json").read_text())
     status = {c["claim_id"]: c["status"] for c in claims["claims"]}
     assert status == {"trauger-lemma-3-1": "proof-erratum", "trauger-fig-3": "fails"}
@@ -99,6 +105,8 @@ def test_errata_are_grouped_by_paper_and_kind_with_counts(built):
     page = (built / "errata.html").read_text()
     assert 'id="errata-trauger-proof-step"' in page and "Proof step (1)" in page
     assert "kind: proof step, in the proof" in page and "same instances" in page
+    assert page.count("attn-erratum-pair") == 1  # confirmed at two scales, listed once
+    assert "at smoke scale (commit abc123def456) and full scale (commit fedcba654321)" in page
     index = (built / "index.html").read_text()
     assert "1 (0 / 1)" in index  # one proof-step erratum: none in a statement, one in a proof
 

@@ -448,7 +448,23 @@ def _doc_links_keep_math(app: Sphinx, doctree: nodes.document) -> None:
             node.extend(child.deepcopy() for child in title.children)
 
 
+def _unique_proof_ids(doctree: nodes.document) -> None:
+    """sphinx-proof gives every proof the HTML id ``proof`` and every box's content the id
+    ``proof-content``; a page with several boxes then repeats ids.  Each gets a numbered id, and a
+    proof keeps its look through the class ``attn-proof`` (sphinx-proof styles ``div#proof``)."""
+    counts: dict[str, int] = {}
+    for node in doctree.findall(nodes.Element):
+        ids = node.get("ids", [])
+        for fixed in ("proof", "proof-content"):
+            if fixed in ids:
+                counts[fixed] = counts.get(fixed, 0) + 1
+                node["ids"] = [f"{fixed}-{counts[fixed]}" if i == fixed else i for i in ids]
+                if fixed == "proof":
+                    node["classes"].append("attn-proof")
+
+
 def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    _unique_proof_ids(doctree)
     _pasted_numbers_as_math(doctree)
     _doc_links_keep_math(app, doctree)
     _add_badges(app, doctree, docname)
@@ -489,8 +505,8 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
             rows.append([ref, str(c["total"]), counts_text or "—"])
         # one cell of counts per paper (only the statuses that occur): ten columns do not fit a page
         node.replace_self(_table(["paper (links to its dependency graph)", "statements", "status of the statements"],
-                                 rows, [24, 10, 50]))
-    errata = [r for r in records if r["status"] == "erratum"]
+                                 rows, [26, 16, 58]))
+    errata = _distinct_errata(records)
     for node in has_counts:
         node.replace_self(_errata_counts(errata))
     for node in has_claims:
@@ -597,8 +613,11 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
             elif row["status"] == "fails":
                 tight = "; ".join(f"{f['check']} ({f['scale']}): {f['failure']}" for f in row["failures"])[:400]
             if row["errata"]:
+                scales_of: dict[tuple[str, str, str], list[str]] = {}
+                for e in row["errata"]:
+                    scales_of.setdefault((e["check"], e["kind"], e["where"]), []).append(e.get("scale", "smoke"))
                 tight += " | errata: " + "; ".join(
-                    f"{e['check']} ({ERRATUM_KINDS[e['kind']]} in the {e['where']})" for e in row["errata"])
+                    f"{c} ({ERRATUM_KINDS[k]} in the {w}; {', '.join(sc)})" for (c, k, w), sc in scales_of.items())
             st = statements.get(cid)
             claim = nodes.inline()
             claim += _link(app, docname, cid, labels)
@@ -635,6 +654,19 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
     return out
 
 
+def _distinct_errata(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One erratum per (claim, check): a check re-run at full scale confirms the same erratum
+    again, which is one more piece of evidence, not a second erratum.  The representative is the
+    smoke-scale record (the one its chapter shows) when there is one; ``confirmed_at`` lists every
+    scale and commit at which the check confirmed it."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in sorted((r for r in records if r["status"] == "erratum"),
+                    key=lambda r: r.get("scale", "smoke") != "smoke"):
+        entry = out.setdefault((r["claim_id"], r["check"]), dict(r, confirmed_at=[]))
+        entry["confirmed_at"].append((r.get("scale", "smoke"), r["commit"]))
+    return list(out.values())
+
+
 def _errata_counts(errata: list[dict[str, Any]]) -> nodes.table:
     """Errata per paper (rows) and kind (columns), with ``statement/proof`` split in each cell."""
     rows = []
@@ -648,7 +680,11 @@ def _errata_counts(errata: list[dict[str, Any]]) -> nodes.table:
         rows.append([name, *cells, str(len(mine))])
     total = [str(sum(1 for r in errata if r["detail"]["kind"] == k)) for k in ERRATUM_KINDS]
     rows.append(["all papers", *total, str(len(errata))])
-    return _table(["paper", *ERRATUM_KINDS.values(), "total"], rows, [20, *([11] * len(ERRATUM_KINDS)), 8])
+    # headers break only between words ("typo / notation"): a column never spills into the next
+    kinds = [k.replace("/", " / ") for k in ERRATUM_KINDS.values()]
+    table = _table(["paper", *kinds, "total"], rows, [14, *([15] * len(ERRATUM_KINDS)), 11])
+    table["classes"].append("attn-errata-counts")
+    return table
 
 
 def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
@@ -659,8 +695,10 @@ def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
     p = nodes.paragraph()
     p += nodes.Text("Statement: ")
     p += _link(app, docname, r["claim_id"], labels)
+    confirmed = r.get("confirmed_at") or [(r.get("scale", "smoke"), r["commit"])]
+    where = " and ".join(f"{scale} scale (commit {commit})" for scale, commit in confirmed)
     p += nodes.Text(f" — kind: {ERRATUM_KINDS[d['kind']]}, in the {d['where']}; source: {d['source']}; "
-                    f"check {r['check']} at {r.get('scale', 'smoke')} scale (commit {r['commit']}). ")
+                    f"confirmed by the check {r['check']} at {where}. ")
     p += nodes.Text("Printed and corrected were evaluated on the same instances."
                     if d.get("same_instances") else
                     f"Printed and corrected ran on different instances: {d.get('different_instances_reason', '')}")
@@ -732,6 +770,8 @@ table.attn-registry th p, table.attn-registry td p { margin: 0; }
 button.attn-copy { font-size: 0.85em; padding: 0 0.4em; white-space: nowrap; }
 p.attn-claim-badge { font-size: 0.85em; margin: 0 0 0.5em 0; color: #444; }
 span.attn-status { padding: 0 0.35em; border-radius: 3px; color: #222; }
+div.attn-proof { padding: .4rem .6rem .4rem 2rem !important; border-color: var(--grey-border-color); }
+table.attn-errata-counts th { font-size: 0.8em; }
 /* a number glued into prose is part of the sentence, not an emphasis (myst-nb makes it bold) */
 span.pasted-text { font-weight: inherit; }
 /* outputs and code wrap instead of scrolling: nothing is cut off on the page or in print */

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import re
 from typing import Iterable, Mapping
 
 from attention_theory.verify.registry import CLAIM_STATUSES
@@ -188,10 +189,12 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
     width = max(pad * 2 + ncols * w + (ncols - 1) * gapx, pad * 2 + legend_width)
     height = top + pad + max(len(c) for c in columns) * (h + gapy) + 40
     pos = {k: (pad + lay[k] * (w + gapx), top + row[k] * (h + gapy)) for k in statements}
+    # one arrow head per graph: several graphs share a page, and HTML ids must be unique on it
+    marker = "attn-arrow-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") if title else "graph")
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="attn-blueprint" width="{width}" '
              f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
              f'font-size="11" role="img" aria-label="{html.escape(title or "dependency graph")}">',
-             '<defs><marker id="attn-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '
+             f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '
              'markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
              'fill="#666"/></marker></defs>']
     if title:
@@ -206,7 +209,7 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
             sx, sy, ex, ey = x1 + w, y1 + h / 2, x2, y2 + h / 2
             colour = "#c0392b" if status[u] in NOT_AS_PRINTED or u in tainted else "#888"
             parts.append(f'<path d="M{sx},{sy} C{sx + gapx / 2},{sy} {ex - gapx / 2},{ey} {ex},{ey}" '
-                         f'fill="none" stroke="{colour}" stroke-width="1" marker-end="url(#attn-arrow)"/>')
+                         f'fill="none" stroke="{colour}" stroke-width="1" marker-end="url(#{marker})"/>')
     for k, s in statements.items():
         x, y = pos[k]
         outline = "#c0392b" if k in tainted else "#555"
