@@ -107,6 +107,10 @@ def test_errata_are_grouped_by_paper_and_kind_with_counts(built):
     assert "kind: proof step, in the proof" in page and "same instances" in page
     assert page.count("attn-erratum-pair") == 1  # confirmed at two scales, listed once
     assert "at smoke scale (commit abc123def456) and full scale (commit fedcba654321)" in page
+    # named by its statement's title and its check; the check's plain-text words only as a literal
+    assert '<h4>A toy lemma — printed-step<a class="headerlink"' in page
+    assert '-printed-step">A toy lemma — printed-step</a>' in page  # the summary row
+    assert "<code class=\"docutils literal notranslate\"><span class=\"pre\">printed-step</span>" in page
     index = (built / "index.html").read_text()
     assert "1 (0 / 1)" in index  # one proof-step erratum: none in a statement, one in a proof
 

@@ -518,7 +518,7 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         else:
             summary_sec = nodes.section(ids=["errata-summary"])
             summary_sec += nodes.title(text="All errata at a glance")
-            summary_sec += _errata_summary(app, docname, errata)
+            summary_sec += _errata_summary(app, docname, errata, statements)
             items.append(summary_sec)
         for paper, name in PAPERS.items():
             mine = [r for r in errata if r["claim_id"].split("-", 1)[0] == paper]
@@ -533,7 +533,7 @@ def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> Non
                 ksec = nodes.section(ids=[f"errata-{paper}-{kind}"])
                 ksec += nodes.title(text=f"{kind_text[0].upper()}{kind_text[1:]} ({len(group)})")
                 for r in group:
-                    ksec += _erratum_entry(app, docname, r, labels)
+                    ksec += _erratum_entry(app, docname, r, labels, statements)
                 psec += ksec
             items.append(psec)
         node.replace_self(items)
@@ -687,18 +687,31 @@ def _errata_counts(errata: list[dict[str, Any]]) -> nodes.table:
     return table
 
 
-def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
-                   labels: dict[str, dict[str, Any]]) -> nodes.section:
+def _erratum_heading(r: dict[str, Any], statements: dict[str, bp.Statement]) -> list[nodes.Node]:
+    """An erratum's name in the book's words: its statement's title (math typeset), then the
+    check that confirmed it ("Maurey's sparsification lemma — printed-gamma-squared")."""
+    st = statements.get(r["claim_id"])
+    title = st.title.strip() if st is not None else ""
+    if title.startswith("(") and title.endswith(")"):  # a box title is kept as "(title)"
+        title = title[1:-1]
+    head = _text_with_math(title) if title else [nodes.Text(r["claim_id"])]
+    return [*head, nodes.Text(f" — {r['check']}")]
+
+
+def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any], labels: dict[str, dict[str, Any]],
+                   statements: dict[str, bp.Statement]) -> nodes.section:
     d = r["detail"]
     sec = nodes.section(ids=[f"erratum-{r['claim_id']}-{r['check']}"])
-    sec += nodes.title(text=f"{r['claim_id']}: {r['description']}")
+    sec += nodes.title("", "", *_erratum_heading(r, statements))
     p = nodes.paragraph()
     p += nodes.Text("Statement: ")
     p += _link(app, docname, r["claim_id"], labels)
     confirmed = r.get("confirmed_at") or [(r.get("scale", "smoke"), r["commit"])]
     where = " and ".join(f"{scale} scale (commit {commit})" for scale, commit in confirmed)
     p += nodes.Text(f" — kind: {ERRATUM_KINDS[d['kind']]}, in the {d['where']}; source: {d['source']}; "
-                    f"confirmed by the check {r['check']} at {where}. ")
+                    f"confirmed by the check {r['check']} at {where}, whose record reads ")
+    p += nodes.literal(text=r["description"])  # the check's own words, verbatim (plain text)
+    p += nodes.Text(". ")
     p += nodes.Text("Printed and corrected were evaluated on the same instances."
                     if d.get("same_instances") else
                     f"Printed and corrected ran on different instances: {d.get('different_instances_reason', '')}")
@@ -726,7 +739,8 @@ def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any],
     return sec
 
 
-def _errata_summary(app: Sphinx, docname: str, errata: list[dict[str, Any]]) -> nodes.table:
+def _errata_summary(app: Sphinx, docname: str, errata: list[dict[str, Any]],
+                    statements: dict[str, bp.Statement]) -> nodes.table:
     """One row per erratum: paper, location (the paper's source), kind and place, and the entry."""
     from attention_theory.verify.rerun import natural_key
 
@@ -737,10 +751,10 @@ def _errata_summary(app: Sphinx, docname: str, errata: list[dict[str, Any]]) -> 
         for r in mine:
             d = r["detail"]
             ref = nodes.reference("", "", internal=True, refid=f"erratum-{r['claim_id']}-{r['check']}")
-            ref += nodes.Text(r["description"][:110] + ("…" if len(r["description"]) > 110 else ""))
+            ref.extend(_erratum_heading(r, statements))
             rows.append([name.split(" (")[0], str(d.get("source", "")),
                          f"{ERRATUM_KINDS[d['kind']]} ({d['where']})", ref])
-    return _table(["paper", "location", "kind (place)", "erratum"], rows, [14, 22, 18, 46])
+    return _table(["paper", "location", "kind (place)", "statement and check"], rows, [14, 22, 18, 46])
 
 
 def _env_check_consistency(app: Sphinx, env: Any) -> None:
