@@ -31,6 +31,19 @@ def test_rerun_prints_fresh_and_registered_records(tmp_path, capsys):
     assert "registered: verified at smoke scale" in capsys.readouterr().out
 
 
+def test_registered_non_finite_worst_is_printed(tmp_path, capsys):
+    # JSON has no infinity: a record's worst of -inf is stored as the string "-inf" (an erratum's
+    # ratio when its corrected side is 0 everywhere); the CLI printed such records with a crash
+    reg = tmp_path / "fresh"
+    assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--against", str(tmp_path)]) == 0
+    records = [dict(json.loads(f.read_text()), worst="-inf") for f in reg.glob("*.json")]
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps({"records": records}))
+    capsys.readouterr()
+    assert main(["check", "trauger-lemma-3-1", "--against", str(claims)]) == 0
+    assert "worst -inf (commit" in capsys.readouterr().out
+
+
 def test_resume_skips_recorded_checks_and_runs_the_rest(tmp_path, capsys):
     reg = tmp_path / "campaign"
     assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--against", str(tmp_path)]) == 0

@@ -283,3 +283,10 @@ def test_axes_of_length_one_keep_the_instances(fn):
 def test_one_bound_for_every_instance():
     assert bound_outcome([1.0, 2.0, 3.0], 3.0).passed
     assert not bound_outcome([1.0, 2.0, 3.0], [2.0]).passed
+
+
+def test_bound_summary_says_when_no_ratio_exists():
+    # right-hand sides 0 and met: the worst ratio is -inf by convention, which a reader should not see
+    s = verify.bound_outcome([0.0, 1e-12], [0.0, 0.0], atol=1e-9).summary()
+    assert "no LHS/RHS ratio" in s and "inf" not in s
+    assert "worst LHS/RHS = 0.5" in verify.bound_outcome([1.0], [2.0]).summary()

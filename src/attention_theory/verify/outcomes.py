@@ -162,6 +162,9 @@ class Outcome:
         # a failing outcome says how many instances fail, not only how many ran
         where = (f"{self.detail['n_violations']} of {self.n_instances}"
                  if not self.passed and "n_violations" in self.detail else f"{self.n_instances}")
+        if self.kind == "bound" and self.worst == -math.inf:  # see bound_outcome: no ratio exists
+            return (f"{verdict} on {where} instance(s); no LHS/RHS ratio: every right-hand side is <= 0 "
+                    f"and no left-hand side exceeds atol")
         if self.kind == "bound":
             return f"{verdict} on {where} instance(s); worst LHS/RHS = {self.worst:.6g}"
         if self.kind == "identity":

@@ -125,7 +125,8 @@ def registered_records(against: str | Path | None) -> list[dict[str, Any]]:
 def _line(r: dict[str, Any] | None) -> str:
     if r is None:
         return "no record"
-    worst = "" if r.get("worst") is None else f", worst {r['worst']:.6g}"
+    # a non-finite worst is stored in JSON as the string "inf", "-inf" or "nan"
+    worst = "" if r.get("worst") is None else f", worst {float(r['worst']):.6g}"
     data = f" on {', '.join(r['data']['files'])}" if r.get("data") else ""
     return (f"{r['status']} at {r.get('scale', 'smoke')} scale{data}: {r.get('n_instances', 0)} instances"
             f"{worst} (commit {r.get('commit', '?')}, {r.get('date', '?')})")
