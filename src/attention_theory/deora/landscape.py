@@ -63,7 +63,7 @@ def search_point(z: Any, name: str, dim: int) -> None:
     t = real_values(z, name, "a vector of numbers")
     if tuple(t.shape) != (dim,):
         raise ValueError(f"{name} must have shape ({dim},), got {tuple(t.shape)}")
-    check_finite(t.detach() if torch.is_tensor(t) else t, name)
+    check_finite(t, name)
 
 
 def _size_td(size: Any) -> tuple[int, int]:

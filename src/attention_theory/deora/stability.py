@@ -50,7 +50,7 @@ def _elementwise(x: Any, name: str) -> Any:
     v = real_values(x, name, "a number, an array or a tensor")
     if (v.numel() if torch.is_tensor(v) else v.size) == 0:
         raise ValueError(f"{name} must not be empty (shape {tuple(v.shape)})")
-    check_finite(v.detach() if torch.is_tensor(v) else v, name)
+    check_finite(v, name)
     return x
 
 
