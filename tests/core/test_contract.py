@@ -219,6 +219,15 @@ def test_evaluate_records_a_failure_at_its_scale(tmp_path, monkeypatch, toy_chec
     assert verify.summarize_registry(records)["trauger-fig-3"]["status"] == "fails"
 
 
+def test_evaluate_summary_reads_as_prose(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path / "reg"))
+    toy_check  # the fixture makes the registration below last for this test only
+    fn = verify.claim_check("trauger-fig-3", "toy")(
+        lambda lhs, rhs: verify.check_bound([lhs], [rhs], "toy statement", no_search="toy"))
+    assert verify.evaluate(fn, 0.1 + 0.2, 1.0) == (True, "toy statement: worst ratio 0.3")
+    assert verify.evaluate(fn, 0.0, 0.0) == (True, "toy statement: no LHS/RHS ratio")
+
+
 def test_partly_checked_claim_is_not_reported_as_verified(tmp_path, monkeypatch, toy_check):
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
     with toy_check("trauger-fig-3", "record"):

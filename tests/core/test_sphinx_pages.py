@@ -146,3 +146,14 @@ def test_glued_e_notation_reads_as_mathematics(text, tex):
     from attention_theory.sphinx import e_notation_as_math
 
     assert e_notation_as_math(text) == tex
+
+
+@pytest.mark.parametrize("raw, title", [
+    ("(Row-by-row covers (Trauger & Tewari, App. A))", "Row-by-row covers (Trauger & Tewari, App. A)"),
+    ("(**Lemma 3** corrected)", "Lemma 3 corrected"),
+    ("(a) first, (b) second (c)", "(a) first, (b) second (c)"),   # the first "(" closes early
+    ("Plain title", "Plain title"), ("  ( x )  ", "x"), ("", "")])
+def test_box_titles_lose_their_enclosing_parentheses(raw, title):
+    from attention_theory.sphinx import box_title
+
+    assert box_title(raw) == title

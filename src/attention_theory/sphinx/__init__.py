@@ -147,6 +147,22 @@ def _is_statement(node: nodes.Node) -> bool:
     return isinstance(node, nodes.Element) and bool(node.get("realtype")) and bool(node.get("label"))
 
 
+def box_title(raw: str) -> str:
+    """A statement box's title as the book reuses it (claims table, errata headings, graph
+    tooltips): sphinx-proof stores it as ``"(title)"``; the enclosing pair of parentheses and the
+    Markdown emphasis ``**`` are dropped (the title is also reused as plain text)."""
+    title = raw.replace("**", "").strip()
+    if title.startswith("(") and title.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(title):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0:
+                break
+        if i == len(title) - 1:  # the first "(" closes at the very end: it encloses the title
+            title = title[1:-1].strip()
+    return title
+
+
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     """Collect the labelled statements of this chapter and the claims each block cites."""
     store = _statements(app.env)
@@ -170,7 +186,7 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
             continue
         # the box title's Markdown emphasis is dropped: the title is reused as plain text (graph
         # labels and tooltips, the claims table)
-        title = str(node.get("title", "")).replace("**", "")
+        title = box_title(str(node.get("title", "")))
         current = bp.Statement(label=label, docname=docname, title=title,
                                reconstructed=("reconstructed" in node.get("classes", [])
                                               or "reconstructed" in title.lower()))
@@ -691,9 +707,7 @@ def _erratum_heading(r: dict[str, Any], statements: dict[str, bp.Statement]) -> 
     """An erratum's name in the book's words: its statement's title (math typeset), then the
     check that confirmed it ("Maurey's sparsification lemma — printed-gamma-squared")."""
     st = statements.get(r["claim_id"])
-    title = st.title.strip() if st is not None else ""
-    if title.startswith("(") and title.endswith(")"):  # a box title is kept as "(title)"
-        title = title[1:-1]
+    title = st.title if st is not None else ""
     head = _text_with_math(title) if title else [nodes.Text(r["claim_id"])]
     return [*head, nodes.Text(f" — {r['check']}")]
 

@@ -13,6 +13,7 @@ import contextvars
 import dataclasses
 import datetime as _dt
 import functools
+import math
 import re
 from typing import Any, Callable, Iterable, Iterator
 
@@ -408,7 +409,15 @@ def evaluate(check: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool
         write_record(failed)
         return False, message
     recs = rec if isinstance(rec, list) else [rec]
-    return True, "; ".join(f"{r.description}: worst ratio {r.worst}" for r in recs)
+    return True, "; ".join(f"{r.description}: {_worst_ratio_text(r.worst)}" for r in recs)
+
+
+def _worst_ratio_text(worst: float | None) -> str:
+    """The tightness as a reader sees it: six significant digits (not ``0.9375000000000001``);
+    no ratio where there is none (``None``, or ``-inf`` when every right-hand side is 0 and met)."""
+    if worst is None or not math.isfinite(worst):
+        return "no LHS/RHS ratio"
+    return f"worst ratio {worst:.6g}"
 
 
 @contextlib.contextmanager
