@@ -228,6 +228,19 @@ def test_evaluate_summary_reads_as_prose(tmp_path, monkeypatch, toy_check):
     assert verify.evaluate(fn, 0.0, 0.0) == (True, "toy statement: no LHS/RHS ratio")
 
 
+def test_records_shown_but_not_recorded_say_so(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path / "reg"))
+    toy_check  # the fixture makes the registration below last for this test only
+    fn = verify.claim_check("trauger-fig-3", "toy")(
+        lambda lhs: verify.check_bound([lhs], [2.0], "toy statement", no_search="toy"))
+    assert str(fn(1.0)).startswith("[verified at smoke scale] trauger-fig-3 / toy")
+    with verify.evaluate_only():
+        shown = fn(1.5)
+    assert str(shown).startswith("[holds, not recorded, at smoke scale] trauger-fig-3 / toy")
+    (only,) = verify.load_registry(tmp_path / "reg")
+    assert only["worst"] == 0.5 and "not_recorded" not in only
+
+
 def test_partly_checked_claim_is_not_reported_as_verified(tmp_path, monkeypatch, toy_check):
     monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
     with toy_check("trauger-fig-3", "record"):

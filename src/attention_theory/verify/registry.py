@@ -105,6 +105,9 @@ class CheckRecord:
         else:
             mark = {"verified": "verified", "fails": "FAILS",
                     "not-checkable": "not numerically checkable"}[self.status]
+        if getattr(self, "not_recorded", False):
+            # a sub-statement evaluated under evaluate_only: not the registry's record of this pair
+            mark = {"verified": "holds", "fails": "FAILS"}.get(self.status, mark) + ", not recorded,"
         where = f" at {self.scale} scale" + (f" on {', '.join(self.data['files'])}" if self.data else "")
         head = f"[{mark}{where}] {self.claim_id} / {self.check}: {self.description}"
         if self.status == "not-checkable":
@@ -165,7 +168,9 @@ _recording: contextvars.ContextVar[bool] = contextvars.ContextVar("attn_recordin
 @contextlib.contextmanager
 def evaluate_only() -> Iterator[None]:
     """Run checks without writing registry records: for reporting a registered statement on
-    other data (e.g. committed full-scale results) next to the record of its live check."""
+    other data (e.g. committed full-scale results) next to the record of its live check.  A
+    record made inside prints as ``[holds, not recorded, at ...]``, so a chapter never shows a
+    verdict for a (claim, check, scale) that the registry records differently."""
     token = _recording.set(False)
     try:
         yield
@@ -237,6 +242,8 @@ def record_filename(claim_id: str, check: str, scale: str) -> str:
 
 def write_record(rec: CheckRecord) -> None:
     if not _recording.get():
+        # shown by the chapter but not in the registry: its text says so (``evaluate_only``)
+        rec.not_recorded = True
         return
     folder = registry_dir()
     if folder is None:
