@@ -9,7 +9,9 @@ checked as a reader would see it:
 * every image loaded (non-zero natural size);
 * every internal link and cross-reference points to an existing page and anchor;
 * the page references no external script, stylesheet or font (offline reading);
-* the Verified-claims table has one row per claim of ``claims.json``;
+* the Verified-claims table has one row per claim of ``claims.json``, and every check record a
+  chapter prints (``[verified at full scale] claim / check: ...``) has the status of the
+  registry's record of that (claim, check, scale);
 * nothing is clipped: no cell output, code input, display equation, table or figure of the page
   body is wider than its box or sticks out of the text column;
 * the reader-visible text has no raw TeX outside math, no literal backtick, no local file path,
@@ -287,6 +289,43 @@ def test_verified_claims_table_has_one_row_per_claim(server, browser):
     rows = browser.execute_script(
         "return document.querySelectorAll('table.attn-registry tbody tr').length")
     assert rows == len(claims) > 0
+
+
+_PRINTED_RECORD = re.compile(
+    r"\[(verified|FAILS|not numerically checkable|erratum confirmed: [^\]]*?) at (smoke|full) scale"
+    r"[^\]]*\] ([a-z0-9-]+) / ([a-z0-9-]+):")
+_MARK_STATUS = {"verified": "verified", "FAILS": "fails", "not numerically checkable": "not-checkable"}
+
+
+def printed_records(page_html: str) -> list[tuple[str, str, str, str]]:
+    """``(claim, check, scale, status)`` of every record a page prints in its cell outputs."""
+    import html as html_lib
+
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "", page_html))
+    return [(cid, chk, scale, "erratum" if mark.startswith("erratum") else _MARK_STATUS[mark])
+            for mark, scale, cid, chk in _PRINTED_RECORD.findall(text)]
+
+
+def test_printed_record_pattern():
+    shown = ("<pre>[verified at full scale on results/a.json] deora-fig-4 / margin: x\n"
+             "[FAILS at smoke scale] trauger-fig-3 / plateau: y\n"
+             "[holds, not recorded, at full scale] deora-fig-4 / recovered: z</pre>")
+    assert printed_records(shown) == [("deora-fig-4", "margin", "full", "verified"),
+                                      ("trauger-fig-3", "plateau", "smoke", "fails")]
+
+
+def test_chapters_print_the_registry_verdicts():
+    claims = json.loads((HTML / "claims.json").read_text())
+    registry = {(r["claim_id"], r["check"], r.get("scale", "smoke")): r["status"] for r in claims["records"]}
+    seen, differ = 0, []
+    for page in sorted((HTML / "book").rglob("*.html")):
+        for cid, chk, scale, status in printed_records(page.read_text()):
+            seen += 1
+            if registry.get((cid, chk, scale)) != status:
+                differ.append(f"{page.relative_to(HTML)}: {cid} / {chk} at {scale} scale prints {status}, "
+                              f"the registry has {registry.get((cid, chk, scale))}")
+    assert seen > 100, f"only {seen} printed records found: has the record format changed?"
+    assert not differ, "\n".join(differ)
 
 
 def test_search_works_offline(server, browser):
