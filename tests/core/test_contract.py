@@ -375,3 +375,12 @@ def test_campaign_records_come_from_registered_checks_at_full_scale():
         assert rec["scale"] == "full", where
         assert re.fullmatch(r"[0-9a-f]{12}", str(rec["commit"])), where
         assert rec["status"] in ("verified", "erratum", "not-checkable"), where
+
+
+def test_a_record_without_a_ratio_prints_none(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path / "reg"))
+    toy_check  # the fixture makes the registration below last for this test only
+    fn = verify.claim_check("trauger-fig-3", "toy")(
+        lambda lhs, rhs: verify.check_bound([lhs], [rhs], "toy statement", no_search="toy"))
+    assert str(fn(0.0, 0.0)).endswith("1 instance(s); no LHS/RHS ratio")
+    assert str(fn(1.0, 4.0)).endswith("1 instance(s); tightness (worst ratio) = 0.25")

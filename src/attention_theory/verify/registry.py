@@ -10,6 +10,7 @@ import contextvars
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -118,7 +119,9 @@ class CheckRecord:
             p, c = self.detail["printed"], self.detail["corrected"]
             return (f"{head}\n  printed:   {p['text']} -> {p['summary']}"
                     f"\n  corrected: {c['text']} -> {c['summary']}")
-        tight = "" if self.worst is None else f"; tightness (worst ratio) = {self.worst:.6g}"
+        # -inf is stored when every right-hand side is 0 and met: there is no ratio to show
+        tight = ("" if self.worst is None else f"; tightness (worst ratio) = {self.worst:.6g}"
+                 if math.isfinite(self.worst) else "; no LHS/RHS ratio")
         return f"{head}\n  {self.n_instances} instance(s){tight}"
 
     __repr__ = __str__
