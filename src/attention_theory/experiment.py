@@ -24,6 +24,7 @@ that is damaged or was written for another configuration stops the run with one 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as _dt
 import importlib
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from attention_theory._validate import check_path
+from attention_theory.cluster import add_cluster_options, cluster_spec, one_thread, open_client
 from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
 from attention_theory.papers import PAPERS
@@ -49,7 +51,7 @@ from attention_theory.results import (
     write_result,
 )
 
-__all__ = ["RunContext", "PartResult", "Part", "Experiment", "experiments", "find_experiment",
+__all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_dir", "run_shards", "SHARDS_FOLDER", "experiments", "find_experiment",
            "run_cli", "ensure_writable", "move_checkpoints_aside", "CHECKPOINT_NAME",
            "positive_int", "nonnegative_int", "positive_float"]
 
@@ -116,16 +118,40 @@ class PartResult:
 
 
 @dataclasses.dataclass(frozen=True)
+class Shards:
+    """How a part splits into independent shards that run anywhere (one after another in this
+    process, or as Dask tasks with ``--workers``/``--scheduler``/``--cluster``) and are merged here.
+
+    ``plan(ctx)`` lists ``(label, spec)`` pairs; ``run(ctx, spec)`` computes one shard, keeping
+    its own checkpoint under :func:`shard_dir` (so an interrupted part resumes shard by shard), and
+    returns something small and picklable; ``merge(ctx, outputs)`` turns the outputs, in plan
+    order, into the part's :class:`PartResult`.  The same shards are computed whatever the number
+    of workers, so the result does not depend on it.  ``run`` must be a module-level function (a
+    worker imports it by name)."""
+
+    plan: Callable[[RunContext], list[tuple[str, Any]]]
+    run: Callable[[RunContext, Any], Any]
+    merge: Callable[[RunContext, list[Any]], PartResult]
+
+
+@dataclasses.dataclass(frozen=True)
 class Part:
     """One result file of an experiment. ``filename(scale)`` overrides the default
     ``<name>.json`` / ``<name>-smoke.json``; ``preflight(ctx)`` returns a message when the part
-    cannot run here (missing data or weights), checked for every chosen part before any work."""
+    cannot run here (missing data or weights), checked for every chosen part before any work.
+    A part computes its result either with ``run(ctx)`` or, made of independent shards, with
+    ``shards`` (:class:`Shards`)."""
 
     name: str
-    run: Callable[[RunContext], PartResult]
+    run: Callable[[RunContext], PartResult] | None
     help: str = ""
     filename: Callable[[str], str] | None = None
     preflight: Callable[[RunContext], str | None] | None = None
+    shards: Shards | None = None
+
+    def __post_init__(self) -> None:
+        if (self.run is None) == (self.shards is None):
+            raise ValueError(f"part {self.name!r}: give either run or shards")
 
     def file_for(self, scale: str) -> str:
         if self.filename is not None:
@@ -144,8 +170,16 @@ class Experiment:
     description: str
     results: str
     parts: tuple[Part, ...]
-    default_parts: tuple[str, ...] | None = None
+    default_parts: tuple[str, ...] | Callable[[argparse.Namespace], tuple[str, ...]] | None = None
     add_options: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def defaults(self, options: argparse.Namespace | None = None) -> list[str]:
+        """The parts run when ``--parts`` is not given (``default_parts`` may depend on the
+        options, e.g. on the chosen protocol)."""
+        chosen = self.default_parts
+        if callable(chosen):
+            chosen = chosen(options) if options is not None else None
+        return list(chosen or [p.name for p in self.parts])
 
     def part(self, name: str) -> Part:
         for p in self.parts:
@@ -211,13 +245,19 @@ def move_checkpoints_aside(folder: Path, *, now: _dt.datetime | None = None) -> 
     return moved
 
 
+def _defaults_text(exp: Experiment) -> str:
+    if callable(exp.default_parts):
+        return f"depends on the options: {exp.default_parts.__doc__ or 'see the experiment'}"
+    return " ".join(exp.defaults())
+
+
 def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description=exp.description)
     ap.add_argument("--scale", choices=SCALES, default=None,
                     help="smoke (small, seconds to minutes) or full (the paper's); default: $ATTN_SCALE or smoke")
     ap.add_argument("--parts", nargs="+", choices=[p.name for p in exp.parts], default=None,
                     metavar="PART",
-                    help=f"parts to run, in order (default: {' '.join(exp.default_parts or [p.name for p in exp.parts])}); "
+                    help=f"parts to run, in order (default: {_defaults_text(exp)}); "
                          + "; ".join(f"{p.name}: {p.help}" for p in exp.parts if p.help))
     ap.add_argument("--out", type=Path, default=None,
                     help=f"output folder (default: results/{exp.results}/ of the repository)")
@@ -230,6 +270,7 @@ def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
                          "aside to <name>.moved-<UTC timestamp> before running")
     if exp.add_options is not None:
         exp.add_options(ap)
+    add_cluster_options(ap)
     return ap
 
 
@@ -244,6 +285,7 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
     """
     ap = _parser(exp, prog or f"python -m attention_theory run {exp.paper} {exp.name}")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    spec = cluster_spec(args, ap)
     scale = args.scale or current_scale()
     if args.device == "cuda":
         import torch
@@ -251,7 +293,7 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
         if not torch.cuda.is_available():
             ap.error("--device cuda: torch sees no CUDA device on this machine")
     out = args.out if args.out is not None else repo_results_dir(exp.results)
-    parts = [exp.part(n) for n in (args.parts or exp.default_parts or [p.name for p in exp.parts])]
+    parts = [exp.part(n) for n in (args.parts or exp.defaults(args))]
     ctx = RunContext(scale=scale, device=args.device, out=out, progress=not args.no_progress, options=args)
     for part in parts:
         problem = part.preflight(ctx) if part.preflight is not None else None
@@ -262,7 +304,7 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
     for tmp in clean_temporary_files(out):
         print(f"removed {tmp} (left by an interrupted write)", flush=True)
     if args.restart:
-        moved = move_checkpoints_aside(out)
+        moved = [m for folder in (out, *_shard_folders(out)) for m in move_checkpoints_aside(folder)]
         for old, new in moved:
             print(f"--restart: moved {old} -> {new}", flush=True)
         if not moved:
@@ -270,29 +312,99 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
     # the code that runs is the code at the start; provenance() reads the tree again at the end
     at_start = {"commit_at_start": git_commit(), "uncommitted_source_changes_at_start": source_dirty()}
     written: dict[str, Path] = {}
-    for part in parts:
-        target = out / part.file_for(scale)
-        if args.skip_existing and target.exists():
-            print(f"{exp.paper} {exp.name} {part.name}: {target} exists, skipped", flush=True)
-            continue
-        t0 = time.perf_counter()
-        try:
-            with use_scale(scale):
-                res = part.run(ctx)
-        except CheckpointError as exc:
-            raise SystemExit(f"error: {exc}") from None
-        wall = time.perf_counter() - t0
-        import torch
-
-        extra = {"experiment": f"{exp.paper} {exp.name}", "part": part.name,
-                 "torch_threads": torch.get_num_threads(), **at_start, **res.extra}
-        prov = provenance(res.config, wall_time_s=wall, device=res.device or args.device, scale=scale,
-                          extra=extra)
-        path = write_result(target, res.data, prov)
-        written[part.name] = path
-        line = f"{exp.paper} {exp.name} {part.name}: wrote {path} ({wall:.0f} s)"
-        print(line + (f"; {res.summary}" if res.summary else ""), flush=True)
+    with contextlib.ExitStack() as stack:
+        client = None
+        for part in parts:
+            target = out / part.file_for(scale)
+            if args.skip_existing and target.exists():
+                print(f"{exp.paper} {exp.name} {part.name}: {target} exists, skipped", flush=True)
+                continue
+            if part.shards is not None and client is None and spec.uses_dask:
+                client = stack.enter_context(open_client(spec))
+            elif part.shards is None and spec.uses_dask:
+                print(f"{exp.paper} {exp.name} {part.name}: not made of shards, runs in this process",
+                      flush=True)
+            t0 = time.perf_counter()
+            try:
+                with use_scale(scale):
+                    res = part.run(ctx) if part.shards is None else run_shards(part, ctx, client)
+            except CheckpointError as exc:
+                raise SystemExit(f"error: {exc}") from None
+            written[part.name] = _write_part(exp, part, ctx, res, target, time.perf_counter() - t0, at_start)
     return written
+
+
+def _write_part(exp: Experiment, part: Part, ctx: RunContext, res: PartResult, target: Path, wall: float,
+                at_start: dict[str, Any]) -> Path:
+    """Write one part's result file with its provenance and print the line that says so."""
+    import torch
+
+    extra = {"experiment": f"{exp.paper} {exp.name}", "part": part.name,
+             "torch_threads": torch.get_num_threads(), **at_start, **res.extra}
+    prov = provenance(res.config, wall_time_s=wall, device=res.device or ctx.device, scale=ctx.scale,
+                      extra=extra)
+    path = write_result(target, res.data, prov)
+    line = f"{exp.paper} {exp.name} {part.name}: wrote {path} ({wall:.0f} s)"
+    print(line + (f"; {res.summary}" if res.summary else ""), flush=True)
+    return path
+
+
+#: Sub-folder of an output folder that holds the shards' checkpoints, one folder per shard.
+SHARDS_FOLDER = "shards"
+
+
+def shard_dir(ctx: RunContext, part: str, label: str) -> Path:
+    """Folder of one shard's checkpoints: ``<out>/shards/<part>-<scale>/<label>/`` (created)."""
+    if not isinstance(ctx, RunContext):
+        raise TypeError(f"ctx must be a RunContext, got {type(ctx).__name__}")
+    for value, name in ((part, "part"), (label, "label")):
+        if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", value):
+            raise ValueError(f"{name} must be a simple name (letters, digits, '_', '.', '-'), got {value!r}")
+    folder = Path(ctx.out) / SHARDS_FOLDER / f"{part}-{ctx.scale}" / label
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _shard_folders(out: Path) -> list[Path]:
+    base = Path(out) / SHARDS_FOLDER
+    return sorted(p for p in base.glob("*/*") if p.is_dir()) if base.is_dir() else []
+
+
+def _run_one_shard(run: Callable[[RunContext, Any], Any], ctx: RunContext, spec: Any) -> Any:
+    with use_scale(ctx.scale), one_thread():
+        return run(ctx, spec)
+
+
+def run_shards(part: Part, ctx: RunContext, client: Any = None) -> PartResult:
+    """Compute a sharded part: every shard of ``part.shards.plan(ctx)``, one after another here
+    (``client`` ``None``) or as Dask tasks (retried once if their worker dies), then merge them
+    in plan order.  Every shard runs with one torch thread, here as on a worker, so the result is
+    the same bit for bit with any number of workers.  A progress bar counts the shards."""
+    if not isinstance(part, Part) or part.shards is None:
+        raise TypeError("part must be a Part with shards")
+    plan = part.shards.plan(ctx)
+    labels = [label for label, _ in plan]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"part {part.name!r}: shard labels must be distinct, got {labels}")
+    from tqdm import tqdm
+
+    quiet = dataclasses.replace(ctx, progress=False)
+    outputs: dict[str, Any] = {}
+    with tqdm(total=len(plan), desc=f"{part.name} shards", unit="shard", disable=not ctx.progress) as bar:
+        if client is None:
+            for label, spec in plan:
+                bar.set_postfix_str(label)
+                outputs[label] = _run_one_shard(part.shards.run, ctx if len(plan) == 1 else quiet, spec)
+                bar.update(1)
+        else:
+            from distributed import as_completed
+
+            futures = {client.submit(_run_one_shard, part.shards.run, quiet, spec, pure=False, retries=1,
+                                     key=f"shard-{part.name}-{ctx.scale}-{label}"): label for label, spec in plan}
+            for fut in as_completed(futures):
+                outputs[futures[fut]] = fut.result()
+                bar.update(1)
+    return part.shards.merge(ctx, [outputs[label] for label in labels])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -300,7 +412,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     usage = ("usage: python -m attention_theory run <paper> <experiment> [options] | list\n"
              "       python -m attention_theory run <paper> <experiment> --help\n"
-             "       python -m attention_theory check <claim-id> [--scale smoke|full] | --list | --all")
+             "       python -m attention_theory check <claim-id> [--scale smoke|full] | --list | --all\n"
+             "       python -m attention_theory bench-workers [--workers 1 2] [--repeats 3] [--paper P]")
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)
         return 0 if argv else 2
@@ -308,6 +421,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from attention_theory.verify.rerun import main as check_main
 
         return check_main(argv[1:])
+    if argv[0] == "bench-workers":
+        from attention_theory.workers_benchmark import main as bench_main
+
+        return bench_main(argv[1:])
     if argv[0] == "list":
         for (paper, name), exp in sorted(experiments().items()):
             parts = " ".join(p.name for p in exp.parts)

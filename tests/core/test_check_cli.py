@@ -5,7 +5,7 @@ import json
 import pytest
 
 from attention_theory.experiment import main
-from attention_theory.verify import rerun
+from attention_theory.verify import campaign, rerun
 
 
 def test_list_names_every_claim_in_natural_order(capsys):
@@ -13,8 +13,8 @@ def test_list_names_every_claim_in_natural_order(capsys):
     lines = capsys.readouterr().out.splitlines()
     ids = [line.split(":")[0] for line in lines]
     assert ids and all(i.startswith("deora-") for i in ids)
-    assert ids == sorted(ids, key=rerun.natural_key)
-    assert rerun.natural_key("deora-eq-2") < rerun.natural_key("deora-eq-10")
+    assert ids == sorted(ids, key=campaign.natural_key)
+    assert campaign.natural_key("deora-eq-2") < campaign.natural_key("deora-eq-10")
 
 
 def test_rerun_prints_fresh_and_registered_records(tmp_path, capsys):
@@ -36,7 +36,7 @@ def test_registered_non_finite_worst_is_printed(tmp_path, capsys):
     # ratio when its corrected side is 0 everywhere); the CLI printed such records with a crash
     reg = tmp_path / "fresh"
     assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--against", str(tmp_path)]) == 0
-    records = [dict(json.loads(f.read_text()), worst="-inf") for f in reg.glob("*.json")]
+    records = [dict(json.loads(f.read_text()), worst="-inf") for f in reg.glob("trauger-*.json")]
     claims = tmp_path / "claims.json"
     claims.write_text(json.dumps({"records": records}))
     capsys.readouterr()
@@ -55,7 +55,7 @@ def test_resume_skips_recorded_checks_and_runs_the_rest(tmp_path, capsys):
     assert main(["check", "trauger-lemma-3-1", "--registry", str(reg), "--resume",
                  "--against", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "already recorded" in out
+    assert "complete in the registry folder" in out
     again = {f.name: f.stat().st_mtime_ns for f in reg.glob("trauger-lemma-3-1__*__smoke.json")}
     assert set(again) == set(stamps), "the missing record was not written again"
     assert all(again[k] == stamps[k] for k in stamps if k != files[0].name), "a recorded check ran again"
@@ -69,7 +69,7 @@ def test_resume_needs_a_registry_folder(capsys):
 
 def test_checks_that_need_data_say_so():
     fn = dict(rerun.claim_checks()["trauger-fig-1"])["no-increasing-trend"]
-    assert rerun.needs_data(fn) == ["runs"]
+    assert campaign.needs_data(fn) == ["runs"]
 
 
 @pytest.mark.parametrize("argv", [["check"], ["check", "no-such-claim"], ["check", "x", "--all"],

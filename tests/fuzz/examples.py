@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from attention_theory.cluster import ClusterSpec
 from attention_theory.deora.checks.experiments import check_fig4_more_heads_lower_loss
 from attention_theory.deora.dm1 import DM1Config
 from attention_theory.deora.dm1_search import DM1Size
@@ -522,14 +523,51 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.verify.registry.write_record': lambda: dict(rec=CheckRecord(claim_id='trauger-lemma-3-1', check='greedy-integer-form', description='approximant is (1/K) sum k_i V_i, sum k_i <= K', status='verified', kind='identity', n_instances=151, worst=0.0, params={}, seed=10, package_version='0.1.0', commit='ced6c0c12e00', device='cpu (x86_64, Linux)', date='2026-11-24', scale='smoke', detail={'max_abs_error': 0.0, 'n_violations': 0, 'rtol': 0.0, 'atol': 0.0}, data=None)),
     'attention_theory.verify.rerun.claim_checks': lambda: dict(),
     'attention_theory.verify.rerun.main': lambda: dict(argv=['--list', '--paper', 'deora']),
-    'attention_theory.verify.rerun.natural_key': lambda: dict(text='deora-prop-1'),
-    'attention_theory.verify.rerun.needs_data': lambda: dict(fn=check_maurey_tightness),
+    'attention_theory.verify.campaign.natural_key': lambda: dict(text='deora-prop-1'),
+    'attention_theory.verify.campaign.needs_data': lambda: dict(fn=check_maurey_tightness),
     'attention_theory.verify.rerun.registered_records': lambda: dict(against='/tmp/pytest-of-root/pytest-144/test_rerun_prints_fresh_and_re0'),
 }
 
 
 EXCLUDED: dict[str, str] = {
 }
+
+# workers (Dask) and the campaign
+EXAMPLES.update({
+    "attention_theory.cluster.ClusterSpec": lambda: dict(workers=2, jobs=1),
+    "attention_theory.cluster.open_client": lambda: dict(spec=ClusterSpec()),
+    "attention_theory.cluster.counting_piece_cpu": lambda: dict(),
+    "attention_theory.cluster.one_thread": lambda: dict(),
+    "attention_theory.cluster.inside_dask_task": lambda: dict(),
+    "attention_theory.verify.campaign.campaign_tasks": lambda: dict(claims=["qin-thm-2"]),
+    "attention_theory.verify.campaign.completed_tasks": lambda: dict(folder="_build/no-such-registry", scale="smoke"),
+    "attention_theory.verify.campaign.known_durations": lambda: dict(),
+    "attention_theory.verify.campaign.read_manifest": lambda: dict(folder="_build/no-such-registry"),
+    "attention_theory.verify.campaign.registry_scale": lambda: dict(folder="_build/no-such-registry"),
+    "attention_theory.verify.registry.record_filename": lambda: dict(claim_id="qin-thm-2", check="linear-rate",
+                                                                     scale="smoke"),
+    "attention_theory.verify.registry.staging_records": lambda: dict(),
+})
+EXCLUDED.update({
+    "attention_theory.cluster.worker_count": "an argparse type converter: raises argparse.ArgumentTypeError "
+        "by contract (tests/core/test_campaign.py)",
+    "attention_theory.cluster.add_cluster_options": "adds options to an argparse parser (tests/core/test_campaign.py)",
+    "attention_theory.cluster.cluster_spec": "reads parsed command-line options (tests/core/test_campaign.py)",
+    "attention_theory.cluster.map_pieces": "its items are opaque to it: each is passed to fn, which validates it "
+        "(tests/core/test_campaign.py)",
+    "attention_theory.experiment.Shards": "a declaration of an experiment part (three functions)",
+    "attention_theory.experiment.run_shards": "runs a part of an experiment from its RunContext "
+        "(tests/core/test_experiment_shards.py)",
+    "attention_theory.experiment.shard_dir": "takes a RunContext of the experiment CLI (tests/core/test_experiment_shards.py)",
+    "attention_theory.trauger.sparse_majority.experiment.authors_shard": "trains one shard of the sweep from a "
+        "RunContext (tests/core/test_experiment_shards.py)",
+    "attention_theory.verify.campaign.CheckTask": "a declaration of a campaign task (built by campaign_tasks)",
+    "attention_theory.verify.campaign.run_check_task": "runs registered checks: they take no user input "
+        "(tests/core/test_campaign.py)",
+    "attention_theory.verify.campaign.record_task_result": "writes into a registry folder what run_check_task "
+        "returned (tests/core/test_campaign.py)",
+    "attention_theory.verify.registry.write_record_file": "writes into a registry folder (tests/core/test_campaign.py)",
+})
 
 _V = "attention_theory._validate."
 EXAMPLES.update({
@@ -565,6 +603,8 @@ ALLOWED: dict[str, dict[str, str]] = {
                                      "they are", "full:*": "idem"},
     "attention_theory.config.cached_per_scale": {"maxsize:none": "functools.lru_cache: None is unbounded"},
     "attention_theory.verify.outcomes.running_check": {"check:string": "any check name"},
+    "attention_theory.verify.registry.record_filename": {f"{a}:string": "any name: it is made safe for a file "
+                                                         "name" for a in ("claim_id", "check", "scale")},
     "attention_theory.provenance.jsonable": {"x:*": "turns any object into JSON-able data (NaN -> None)"},
     "attention_theory.results.device_name": {"device:*": "describes any device object (str() of it)"},
     "attention_theory.results.atomic_write_json": {"obj:none": "null is JSON", "obj:string": "a JSON string"},
@@ -856,7 +896,7 @@ EXCLUDED.update({
         "trauger.sparse_majority.experiment.run_benchmark",
         "trauger.sparse_majority.experiment.run_structured_benchmark",
         "trauger.sparse_majority.benchmark.benchmark_trainers", "experiment.run_cli",
-        "verify.rerun.main", "verify.rerun.rerun_claim")},
+        "verify.rerun.main", "verify.campaign.run_campaign")},
     # need assets that are not in the repository (downloads) or the optional `[sst2]` extra
     **{f"attention_theory.{n}": "needs downloaded data/model assets (not in the repository)" for n in (
         "deora.sst2.build_model", "deora.sst2.evaluate", "deora.sst2.finetune", "deora.sst2.load_tokenizer",

@@ -461,8 +461,11 @@ def test_experiment_runs_the_authors_protocol(tmp_path):
     from attention_theory.results import read_result
     from attention_theory.trauger.sparse_majority import experiment as ex
 
+    # the single-trainer path (--parts sweep); without --parts, --protocol authors runs the
+    # sharded authors-sweep (tests/core/test_experiment_shards.py)
     written = run_cli(ex.EXPERIMENT, ["--scale", "smoke", "--out", str(tmp_path), "--protocol", "authors",
-                                      "--max-epochs", "3", "--n-val", "40", "--Ts", "12", "--no-progress"])
+                                      "--max-epochs", "3", "--n-val", "40", "--Ts", "12", "--no-progress",
+                                      "--parts", "sweep"])
     obj = read_result(written["sweep"])
     assert obj["provenance"]["config"]["name"] == "authors" and obj["data"]["protocol"] == "authors"
     assert obj["provenance"]["config"]["max_epochs"] == 3
@@ -474,4 +477,4 @@ def test_experiment_runs_the_authors_protocol(tmp_path):
     (tmp_path / "runs-smoke.json").write_text('{"provenance": {}, "data": {"runs": []}}')
     with pytest.raises(SystemExit):
         run_cli(ex.EXPERIMENT, ["--scale", "smoke", "--out", str(tmp_path), "--protocol", "authors",
-                                "--max-epochs", "3", "--Ts", "12", "--no-progress"])
+                                "--max-epochs", "3", "--Ts", "12", "--no-progress", "--parts", "sweep"])

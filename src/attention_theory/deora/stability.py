@@ -11,6 +11,7 @@ function ``rho`` of the generalization bound.  The checks in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -29,6 +30,7 @@ from attention_theory._validate import (
     config_dict,
     real_values,
 )
+from attention_theory.cluster import map_pieces
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -413,34 +415,35 @@ def monte_carlo(cfg: dict[str, Any] | None = None, *, progress: bool = False) ->
     key = tuple(sorted(cfg.items()))
     if key in _MC_CACHE:
         return _MC_CACHE[key]
-    T, d, R, H, n, K = cfg["T"], cfg["d"], cfg["R"], cfg["H"], cfg["n"], cfg["steps"]
-    kw = dict(signal=cfg["signal"], R=R, label_noise=cfg["label_noise"])
-    Xt, yt = noisy_lin_tokens(cfg["n_test"], T, d, seed=10**6, **kw)
-    th0 = init_heads(H, T, d, cfg["init_scale"], cfg["seed"] + 1)
+    T, d, R, K = cfg["T"], cfg["d"], cfg["R"], cfg["steps"]
     ks = np.unique(np.linspace(0, K, cfg["checkpoints"]).round().astype(int))
-    gap, stab, rstab, train, test, bmax = [], [], [], [], [], 0.0
-    it = range(cfg["sets"])
-    if progress:
-        from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
-        it = tqdm(it, leave=False, desc="training sets")
-    for s in it:
-        Xs, ys = noisy_lin_tokens(n, T, d, seed=1000 + s, **kw)
-        Xr, yr = noisy_lin_tokens(n, T, d, seed=5000 + s, **kw)
-        runs = loo_runs(th0, Xs, ys, H, eta=cfg["eta"], steps=K, replace=(Xr, yr))
-        full = runs.iterates[ks, 0]
-        L_test = test_losses(full, Xt, yt, H)
-        L_train = runs.losses[ks, 0]
-        train.append(L_train.numpy())
-        test.append(L_test.numpy())
-        gap.append((L_test - L_train).numpy())
-        stab.append([runs.stability(int(k)) for k in ks])
-        rstab.append([runs.replace_stability(int(k)) for k in ks])
-        bmax = max(bmax, float(norm_2inf_batch(runs.iterates.reshape(-1, th0.shape[0]), H).max()))
+    # one piece per training set, each from its own seeds: Dask sub-tasks inside a campaign task
+    sets = map_pieces(functools.partial(_monte_carlo_set, cfg, ks), range(cfg["sets"]),
+                      desc="training sets" if progress else None)
+    gap, stab, rstab, train, test = ([p[name] for p in sets] for name in ("gap", "stab", "rstab", "train", "test"))
+    bmax = max(0.0, *(p["b_max"] for p in sets))
     out = {"k": ks, "gap": np.array(gap), "stab": np.array(stab), "rstab": np.array(rstab),
            "train": np.array(train), "test": np.array(test), "G": bd.beta1(bmax, T, d, R),
            "b_max": bmax, "cfg": cfg}
     _MC_CACHE[key] = out
     return out
+
+
+def _monte_carlo_set(cfg: dict[str, Any], ks: np.ndarray, s: int) -> dict[str, Any]:
+    """Training set ``s`` of :func:`monte_carlo`: its full, leave-one-out and replace-one runs, the
+    test and train losses at the checkpoints ``ks``, and the largest ``||.||_{2,inf}`` of its iterates."""
+    T, d, R, H, n, K = cfg["T"], cfg["d"], cfg["R"], cfg["H"], cfg["n"], cfg["steps"]
+    kw = dict(signal=cfg["signal"], R=R, label_noise=cfg["label_noise"])
+    Xt, yt = noisy_lin_tokens(cfg["n_test"], T, d, seed=10**6, **kw)
+    th0 = init_heads(H, T, d, cfg["init_scale"], cfg["seed"] + 1)
+    Xs, ys = noisy_lin_tokens(n, T, d, seed=1000 + s, **kw)
+    Xr, yr = noisy_lin_tokens(n, T, d, seed=5000 + s, **kw)
+    runs = loo_runs(th0, Xs, ys, H, eta=cfg["eta"], steps=K, replace=(Xr, yr))
+    L_test = test_losses(runs.iterates[ks, 0], Xt, yt, H)
+    L_train = runs.losses[ks, 0]
+    return {"train": L_train.numpy(), "test": L_test.numpy(), "gap": (L_test - L_train).numpy(),
+            "stab": [runs.stability(int(k)) for k in ks], "rstab": [runs.replace_stability(int(k)) for k in ks],
+            "b_max": float(norm_2inf_batch(runs.iterates.reshape(-1, th0.shape[0]), H).max())}
 
 
 def certified_config() -> dict[str, Any]:
@@ -493,24 +496,31 @@ def certified_runs(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
     if key in _CERT_CACHE:
         return _CERT_CACHE[key]
     st = certified_setup(cfg)
-    T, d, R, D, H, K, eta, B = cfg["T"], cfg["d"], cfg["R"], cfg["D"], st["H"], st["K"], st["eta"], st["B"]
-    Xt, yt = noisy_lin_tokens(cfg["n_test"], T, d, seed=10**6, signal=cfg["signal"], R=R,
+    Xt, yt = noisy_lin_tokens(cfg["n_test"], cfg["T"], cfg["d"], seed=10**6, signal=cfg["signal"], R=cfg["R"],
                               label_noise=cfg["label_noise"])
-    rows = []
-    for (Xs, ys), Lt in zip(st["sets"], st["L_target"]):
-        runs = loo_runs(st["theta0"], Xs, ys, H, eta=eta, steps=K)
-        its = runs.iterates
-        dist_target = float(torch.linalg.vector_norm(its[:, 0] - st["theta"], dim=1).max())
-        b_all = float(norm_2inf_batch(its.reshape(-1, its.shape[-1]), H).max())
-        L_test = float(test_losses(runs.final[:1], Xt, yt, H)[0])
-        L_train = float(runs.losses[-1, 0])
-        rows.append(dict(stab=runs.stability(), gap=L_test - L_train, test=L_test, train=L_train,
-                         sum_train=float(runs.losses[:-1, 0].sum()), dist_target=dist_target,
-                         b_all=b_all, lemma11=bd.lemma11_rhs(eta, cfg["n"], K, Lt, D, B, T, d, R),
-                         thm2=bd.thm2_rhs(cfg["n"], K, Lt, D, eta)))
+    # one piece per training set (Dask sub-tasks inside a campaign task), all sharing the setup
+    rows = map_pieces(functools.partial(_certified_row, cfg, st, (Xt, yt)), range(cfg["sets"]))
     out = dict(st, rows=rows)
     _CERT_CACHE[key] = out
     return out
+
+
+def _certified_row(cfg: dict[str, Any], st: dict[str, Any], test: tuple[torch.Tensor, torch.Tensor],
+                   s: int) -> dict[str, float]:
+    """Training set ``s`` of :func:`certified_runs`: its full and leave-one-out runs and the sides."""
+    T, d, R, D = cfg["T"], cfg["d"], cfg["R"], cfg["D"]
+    H, K, eta, B = st["H"], st["K"], st["eta"], st["B"]
+    (Xs, ys), Lt = st["sets"][s], st["L_target"][s]
+    runs = loo_runs(st["theta0"], Xs, ys, H, eta=eta, steps=K)
+    its = runs.iterates
+    dist_target = float(torch.linalg.vector_norm(its[:, 0] - st["theta"], dim=1).max())
+    b_all = float(norm_2inf_batch(its.reshape(-1, its.shape[-1]), H).max())
+    L_test = float(test_losses(runs.final[:1], *test, H)[0])
+    L_train = float(runs.losses[-1, 0])
+    return dict(stab=runs.stability(), gap=L_test - L_train, test=L_test, train=L_train,
+                sum_train=float(runs.losses[:-1, 0].sum()), dist_target=dist_target,
+                b_all=b_all, lemma11=bd.lemma11_rhs(eta, cfg["n"], K, Lt, D, B, T, d, R),
+                thm2=bd.thm2_rhs(cfg["n"], K, Lt, D, eta))
 
 
 def rho_vec(D: np.ndarray, B: np.ndarray, T: np.ndarray, d: np.ndarray, R: np.ndarray,

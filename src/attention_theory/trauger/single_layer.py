@@ -9,6 +9,7 @@ evaluate them; ``book/trauger/single-layer.md`` plots them.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any, Callable
@@ -16,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from attention_theory._validate import as_matrix, as_vector, check_bool, check_int, check_positive, check_seed
+from attention_theory.cluster import map_pieces
 from attention_theory.config import pick
 from attention_theory.foundations.trend import log_slope
 from attention_theory.trauger import single_layer_bounds as tb
@@ -115,22 +117,26 @@ def mc_curve(*, Ts: tuple[int, ...] | None = None, m: int | None = None, d: int 
                            "bound": [tb.cor411_bound(B, Bx, B_qk, m, d) for _ in Ts],
                            "edelman": [tb.edelman_type_bound(B, Bx, B_qk, m, d, T) for T in Ts],
                            "trivial": tb.trivial_bound(B, Bx), "mc": {}}
-    it = [(kind, T) for kind in kinds for T in Ts]
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, leave=False)
-    for kind, T in it:
-        X = ts.sample_tokens(np.random.default_rng([seed, T]), m, T, d, Bx, kind=kind)
-        r = ts.rademacher_mc_identity(X, x_cls, B=B, B_qk=B_qk, n_draws=n_draws, restarts=restarts,
-                                      steps=steps, seed=seed + T)
-        out["mc"].setdefault(kind, {"mean": [], "se": [], "max_token_norm": [], "per_draw": []})
-        out["mc"][kind]["max_token_norm"].append(float(max(np.linalg.norm(X, axis=-1).max(),
-                                                           np.linalg.norm(x_cls))))
-        out["mc"][kind]["mean"].append(r["mean"])
-        out["mc"][kind]["se"].append(r["se"])
-        out["mc"][kind]["per_draw"].append([float(v) for v in r["per_draw"]])
+    # one piece per (kind, T), each from its own seeds: Dask sub-tasks inside a campaign task
+    pieces = map_pieces(functools.partial(_mc_curve_point, m=m, d=d, Bx=Bx, B=B, B_qk=B_qk, n_draws=n_draws,
+                                          restarts=restarts, steps=steps, seed=seed, x_cls=x_cls),
+                        [(kind, T) for kind in kinds for T in Ts], desc="(token kind, T)" if progress else None)
+    for (kind, _), point in zip([(kind, T) for kind in kinds for T in Ts], pieces):
+        row = out["mc"].setdefault(kind, {"mean": [], "se": [], "max_token_norm": [], "per_draw": []})
+        for name, value in point.items():
+            row[name].append(value)
     return out
+
+
+def _mc_curve_point(kind_T: tuple[str, int], *, m: int, d: int, Bx: float, B: float, B_qk: float,
+                    n_draws: int, restarts: int, steps: int, seed: int, x_cls: np.ndarray) -> dict[str, Any]:
+    """One point of :func:`mc_curve`: token kind and ``T``."""
+    kind, T = kind_T
+    X = ts.sample_tokens(np.random.default_rng([seed, T]), m, T, d, Bx, kind=kind)
+    r = ts.rademacher_mc_identity(X, x_cls, B=B, B_qk=B_qk, n_draws=n_draws, restarts=restarts,
+                                  steps=steps, seed=seed + T)
+    return {"max_token_norm": float(max(np.linalg.norm(X, axis=-1).max(), np.linalg.norm(x_cls))),
+            "mean": r["mean"], "se": r["se"], "per_draw": [float(v) for v in r["per_draw"]]}
 
 
 #: Equivalence margin of the T-trend checks: a rise of the measured complexity per unit of ``ln T``

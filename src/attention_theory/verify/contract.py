@@ -76,8 +76,8 @@ def _pair(part: str | tuple[str, str], claim_id: str) -> tuple[str, str]:
     return cid, name
 
 
-def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, str]] = ()
-                ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, str]] = (),
+                shares: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a check function for ``claim_id`` under the short name ``check``.
 
     The decorated function must end in one of :func:`check_bound`,
@@ -89,8 +89,14 @@ def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, s
     by passing ``check=`` (and ``claim_id=``) to the assertion.  Any other pair is refused
     (:class:`ContractError`).  Every registered pair needs a negative control in ``tests/``
     (:func:`negative_control`); ``tests/core/test_contract.py`` enforces that.
+
+    ``shares``: checks that name the same label compute one expensive cached result (a Monte
+    Carlo over training sets, say); the campaign (:mod:`attention_theory.verify.campaign`) runs
+    them as one task, in one process, so that it is computed once.
     """
     key = _pair(check, claim_id)
+    if shares is not None and (not isinstance(shares, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", shares)):
+        raise ValueError(f"shares must be a label of lower-case words joined by hyphens, got {shares!r}")
     if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
         raise TypeError(f"parts must be an iterable of check names or (claim_id, check) pairs, "
                         f"got {type(parts).__name__}")
@@ -126,6 +132,7 @@ def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, s
         wrapper.claim_id = claim_id  # type: ignore[attr-defined]
         wrapper.check_name = check  # type: ignore[attr-defined]
         wrapper.parts = part_keys  # type: ignore[attr-defined]
+        wrapper.shares = shares  # type: ignore[attr-defined]
         _CHECKS[key] = wrapper
         for k in part_keys:
             _CHECKS[k] = wrapper

@@ -22,8 +22,8 @@ from attention_theory.config import scale
 from attention_theory.provenance import jsonable
 
 __all__ = ["STATUSES", "CLAIM_STATUSES", "ERRATUM_KINDS", "CheckRecord", "registry_dir",
-           "evaluate_only", "recording_to", "on_results", "current_source", "write_record", "load_registry",
-           "summarize_registry", "claim_status"]
+           "evaluate_only", "recording_to", "staging_records", "on_results", "current_source", "write_record",
+           "write_record_file", "record_filename", "load_registry", "summarize_registry", "claim_status"]
 
 #: Statuses of one record: the check passed (``verified``), it confirmed an erratum (the printed
 #: version fails, the corrected passes, on the same instances), it failed (``fails``: written
@@ -240,7 +240,53 @@ def current_source() -> tuple[str, dict[str, Any] | None]:
 
 def record_filename(claim_id: str, check: str, scale: str) -> str:
     """``<claim>__<check>__<scale>.json``: one record per (claim, check, scale)."""
+    for value, name in ((claim_id, "claim_id"), (check, "check"), (scale, "scale")):
+        if not isinstance(value, str) or not value.strip():
+            raise TypeError(f"{name} must be a non-empty string, got {value!r}")
     return f"{_safe_name(claim_id)}__{_safe_name(check)}__{_safe_name(scale)}.json"
+
+
+#: Records staged by :func:`staging_records` (file name -> record dictionary), or ``None``.
+_staged: contextvars.ContextVar[dict[str, dict[str, Any]] | None] = contextvars.ContextVar(
+    "attn_staged_records", default=None)
+
+
+@contextlib.contextmanager
+def staging_records() -> Iterator[dict[str, dict[str, Any]]]:
+    """Keep the records written inside the block in memory instead of writing them: yields a
+    dictionary ``{file name: record dictionary}`` (a later record of the same (claim, check,
+    scale) replaces an earlier one, as the file would be).  The campaign runs each check function
+    inside it, so that the function's records reach the registry together, once it has finished,
+    written by one process (:mod:`attention_theory.verify.campaign`), and a record of an earlier
+    sub-statement is never left behind by a run that stopped part-way."""
+    staged: dict[str, dict[str, Any]] = {}
+    token = _staged.set(staged)
+    try:
+        yield staged
+    finally:
+        _staged.reset(token)
+
+
+def write_record_file(folder: str | os.PathLike, record: dict[str, Any]) -> Path:
+    """Write one record dictionary into ``folder`` atomically (a reader never sees half a
+    record) under :func:`record_filename`; returns the path.  An error names the file."""
+    folder = Path(check_path(folder, "folder"))
+    if not isinstance(record, dict) or any(k not in record for k in ("claim_id", "check", "scale")):
+        raise TypeError("record must be a record dictionary with claim_id, check and scale")
+    target = folder / record_filename(record["claim_id"], record["check"], record["scale"])
+    tmp = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(record, fh, indent=1, sort_keys=True)
+        os.replace(tmp, target)  # atomic: a reader never sees a half-written record
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write the record {target} ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):  # the write failed: leave no temporary file
+            os.unlink(tmp)
+    return target
 
 
 def write_record(rec: CheckRecord) -> None:
@@ -248,19 +294,14 @@ def write_record(rec: CheckRecord) -> None:
         # shown by the chapter but not in the registry: its text says so (``evaluate_only``)
         rec.not_recorded = True
         return
+    staged = _staged.get()
+    if staged is not None:
+        staged[record_filename(rec.claim_id, rec.check, rec.scale)] = rec.to_json()
+        return
     folder = registry_dir()
     if folder is None:
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / record_filename(rec.claim_id, rec.check, rec.scale)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(rec.to_json(), fh, indent=1, sort_keys=True)
-        os.replace(tmp, target)  # atomic: a reader never sees a half-written record
-    finally:
-        if os.path.exists(tmp):  # the write failed: leave no temporary file behind
-            os.unlink(tmp)
+    write_record_file(folder, rec.to_json())
 
 
 def load_registry(folder: str | os.PathLike | None = None) -> list[dict[str, Any]]:
@@ -270,10 +311,13 @@ def load_registry(folder: str | os.PathLike | None = None) -> list[dict[str, Any
         return []
     recs = []
     for f in sorted(path.glob("*.json")):
-        if f.name.startswith(".tmp-"):
+        if f.name.startswith((".tmp-", "_")):  # temporary files; the campaign's manifest
             continue
-        with open(f) as fh:
-            recs.append(json.load(fh))
+        try:
+            recs.append(json.loads(f.read_text()))
+        except ValueError as exc:
+            raise ValueError(f"{f}: not a readable record ({exc}); restore it (git checkout) or "
+                             "delete it and re-run its check") from None
     return sorted(recs, key=lambda r: (r["claim_id"], r["check"]))
 
 

@@ -5,36 +5,34 @@ of the claim (its parts included) that needs no data, prints the fresh records a
 the record the book build registered (``_build/registry`` of the last ``make book``, or the
 folder or ``claims.json`` given with ``--against``).  ``--list`` lists the claims and their checks;
 ``--all`` re-runs every claim (``--paper`` restricts it) and ``--registry DIR`` keeps the fresh
-records (the full-scale campaign writes them under ``results/``).
+records (the full-scale campaign writes them under ``results/``).  The work is the campaign's
+(:mod:`attention_theory.verify.campaign`): one task per check function, on this process or on
+Dask workers (``--workers``, ``--scheduler``, ``--cluster``: :mod:`attention_theory.cluster`).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
-import re
 import sys
 import tempfile
 import time
-import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from attention_theory.config import SCALES, use_scale
+from attention_theory.cluster import add_cluster_options, cluster_spec, open_client
+from attention_theory.config import SCALES
 from attention_theory.papers import PAPERS
+from attention_theory.verify.campaign import (
+    campaign_tasks,
+    known_durations,
+    natural_key,
+    run_campaign,
+)
 from attention_theory.verify.contract import registered_checks
-from attention_theory.verify.outcomes import ClaimViolation
-from attention_theory.verify.registry import load_registry, recording_to
+from attention_theory.verify.registry import load_registry
 
-__all__ = ["natural_key", "claim_checks", "needs_data", "rerun_claim", "registered_records", "main"]
-
-
-def natural_key(text: str) -> tuple[Any, ...]:
-    """Sort key that orders ``deora-eq-2`` before ``deora-eq-10`` (numbers compared as numbers)."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {type(text).__name__}")
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+__all__ = ["claim_checks", "registered_records", "main"]
 
 
 def claim_checks() -> dict[str, list[tuple[str, Callable[..., Any]]]]:
@@ -43,64 +41,6 @@ def claim_checks() -> dict[str, list[tuple[str, Callable[..., Any]]]]:
     for (cid, name), fn in registered_checks().items():
         out.setdefault(cid, []).append((name, fn))
     return {k: sorted(out[k], key=lambda t: t[0]) for k in sorted(out, key=natural_key)}
-
-
-def needs_data(fn: Callable[..., Any]) -> list[str]:
-    """The arguments a check needs (data a chapter loads); empty when it runs on its own."""
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    return [p.name for p in inspect.signature(fn).parameters.values()
-            if p.default is inspect.Parameter.empty
-            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-
-
-def rerun_claim(claim_id: str, *, scale: str, folder: str | Path,
-                skip_recorded: bool = False) -> list[dict[str, Any]]:
-    """Run every check of ``claim_id`` that needs no data at ``scale``, writing records into
-    ``folder``.  Returns one entry per check function: ``{"checks", "status"
-    ("ran"/"fails"/"error"/"needs-data"/"recorded"), "message", "seconds"}``.  With
-    ``skip_recorded`` a check function whose checks all have a record at ``scale`` in ``folder``
-    is not run again (status ``"recorded"``): an interrupted campaign resumes where it stopped."""
-    table = claim_checks()
-    if claim_id not in table:
-        raise KeyError(f"no registered check for claim {claim_id!r} (see --list)")
-    if scale not in SCALES:
-        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
-    if not isinstance(skip_recorded, bool):
-        raise TypeError(f"skip_recorded must be a bool, got {type(skip_recorded).__name__}")
-    by_fn: dict[Callable[..., Any], list[str]] = {}
-    for name, fn in table[claim_id]:
-        by_fn.setdefault(fn, []).append(name)
-    recorded = ({r["check"] for r in load_registry(folder)
-                 if r["claim_id"] == claim_id and r.get("scale") == scale}
-                if skip_recorded and Path(folder).is_dir() else set())
-    out = []
-    for fn, names in by_fn.items():
-        entry: dict[str, Any] = {"checks": names, "function": f"{fn.__module__}.{fn.__name__}"}
-        if recorded and set(names) <= recorded:
-            entry.update(status="recorded", message="already recorded in the registry folder", seconds=0.0)
-            out.append(entry)
-            continue
-        missing = needs_data(fn)
-        if missing:
-            entry.update(status="needs-data", message=(
-                f"needs {', '.join(missing)} (data its chapter loads): execute the chapter to re-run it"),
-                seconds=0.0)
-            out.append(entry)
-            continue
-        t0 = time.perf_counter()
-        try:
-            with use_scale(scale), recording_to(folder):
-                fn()
-            entry.update(status="ran", message="")
-        except ClaimViolation as exc:
-            entry.update(status="fails", message=str(exc).split(" (detail:")[0])
-        except Exception as exc:  # noqa: BLE001 - report and go on with the other checks
-            entry.update(status="error", message=f"{type(exc).__name__}: {exc}",
-                         traceback=traceback.format_exc(limit=3))
-        entry["seconds"] = time.perf_counter() - t0
-        out.append(entry)
-    return out
 
 
 def registered_records(against: str | Path | None) -> list[dict[str, Any]]:
@@ -132,6 +72,37 @@ def _line(r: dict[str, Any] | None) -> str:
             f"{worst} (commit {r.get('commit', '?')}, {r.get('date', '?')})")
 
 
+def _print_result(res: dict[str, Any], registered: dict[tuple[str, str, str], dict[str, Any]],
+                  scale: str, write: Callable[[str], None]) -> None:
+    fresh = {(r["claim_id"], r["check"]): r for r in res["records"]}
+    head = f"{res['task'].rsplit('.', 1)[-1]} [{res['status']}, {res['wall_s']:.1f} s]"
+    lines = [f"{' / '.join(res['pairs'][0])}: {head}"]
+    if res["status"] in ("fails", "error"):
+        lines.append(f"  {res['status'].upper()}: {res['message']}")
+    if res["status"] in ("needs-data", "recorded"):
+        lines.append(f"  {res['message']}")
+    else:
+        for cid, name in res["pairs"]:
+            lines.append(f"  {cid} / {name}\n    now:        {_line(fresh.get((cid, name)))}"
+                         f"\n    registered: {_line(registered.get((cid, name, scale)))}")
+    write("\n".join(lines))
+
+
+def _summary(results: list[dict[str, Any]], wall: float, slowest: int = 10) -> str:
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    ran = sorted((r for r in results if r["status"] in ("ran", "fails", "error")),
+                 key=lambda r: -r["wall_s"])
+    cpu = sum(r["cpu_s"] for r in ran)
+    lines = [f"{len(results)} tasks in {wall:.1f} s wall, {cpu:.1f} CPU-s: "
+             + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))]
+    if ran:
+        lines.append("slowest (wall s / CPU s): " + "; ".join(
+            f"{' / '.join(r['pairs'][0])} {r['wall_s']:.1f}/{r['cpu_s']:.1f}" for r in ran[:slowest]))
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m attention_theory check",
                                  description="Re-run the checks of a cited claim and show them beside "
@@ -143,11 +114,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--paper", choices=[p.key for p in PAPERS], help="with --all or --list: one paper")
     ap.add_argument("--against", help="registry folder or claims.json to compare with "
                                       "(default: the last book build's)")
-    ap.add_argument("--registry", help="keep the fresh records in this folder (default: a temporary one)")
+    ap.add_argument("--registry", help="keep the fresh records in this folder (default: a temporary one); "
+                                       "it must hold records of the same scale only")
     ap.add_argument("--resume", action="store_true",
-                    help="with --registry: skip the checks that already have a record at this scale "
-                         "there (to continue an interrupted --all campaign)")
+                    help="with --registry: skip the check functions whose complete records of one "
+                         "finished run are there (to continue an interrupted --all campaign)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_cluster_options(ap)
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    spec = cluster_spec(args, ap)
     table = claim_checks()
     if args.list:
         for cid, checks in table.items():
@@ -161,31 +136,35 @@ def main(argv: Sequence[str] | None = None) -> int:
               if args.all else [args.claim_id])
     if args.claim_id and args.claim_id not in table:
         ap.error(f"no registered check for claim {args.claim_id!r} (see --list)")
-    registered = {(r["claim_id"], r["check"], r.get("scale", "smoke")): r
-                  for r in registered_records(args.against)}
     if args.resume and not args.registry:
         ap.error("--resume needs --registry (the folder whose records are kept)")
+    if args.registry is not None and not args.registry.strip():
+        ap.error("--registry needs a folder name")
+    registered = {(r["claim_id"], r["check"], r.get("scale", "smoke")): r
+                  for r in registered_records(args.against)}
     folder = Path(args.registry) if args.registry else Path(tempfile.mkdtemp(prefix="attn-check-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    failed = False
-    for cid in claims:
-        t_claim = time.perf_counter()
-        entries = rerun_claim(cid, scale=args.scale, folder=folder, skip_recorded=args.resume)
-        fresh = {(r["claim_id"], r["check"]): r for r in load_registry(folder)
-                 if r["claim_id"] == cid and r.get("scale") == args.scale}
-        print(f"{cid} ({args.scale} scale, {time.perf_counter() - t_claim:.1f} s)")
-        for e in entries:
-            if e["status"] in ("fails", "error"):
-                failed = True
-                print(f"  {e['status'].upper()} {e['function']}: {e['message']}")
-            elif e["status"] in ("needs-data", "recorded"):
-                print(f"  {'/'.join(e['checks'])}: {e['message']}")
-            for name in e["checks"]:
-                if e["status"] in ("needs-data", "recorded"):
-                    continue
-                print(f"  {name} [{e['seconds']:.1f} s]\n    now:        {_line(fresh.get((cid, name)))}"
-                      f"\n    registered: {_line(registered.get((cid, name, args.scale)))}")
-        sys.stdout.flush()  # a long campaign's log shows each claim as soon as it is done
+    if folder.exists() and not folder.is_dir():
+        ap.error(f"--registry {folder} is not a folder")
+    tasks = campaign_tasks(claims)
+    from tqdm import tqdm
+
+    def show(res: dict[str, Any]) -> None:
+        _print_result(res, registered, args.scale, lambda text: tqdm.write(text, file=sys.stdout))
+        sys.stdout.flush()  # a long campaign's log shows each check as soon as it is done
+
+    t0 = time.perf_counter()
+    try:
+        with open_client(spec) as client:
+            results = run_campaign(tasks, scale=args.scale, folder=folder, client=client,
+                                   resume=args.resume, progress=not args.no_progress, on_result=show,
+                                   durations=known_durations(folder))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for res in results:
+        if res["status"] == "recorded":
+            show(res)
+    print(_summary(results, time.perf_counter() - t0))
     if args.registry:
         print(f"records written to {folder}")
-    return 1 if failed else 0
+    return 1 if any(r["status"] in ("fails", "error") for r in results) else 0

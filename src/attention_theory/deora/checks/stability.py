@@ -423,7 +423,7 @@ def check_lemma3(G_scale: float = 1.0, *, cfg: dict[str, Any] | None = None,
                               "mean_gap": mc["gap"].mean(0).tolist()})
 
 
-@claim_check("deora-lemma-11", "certified", parts=("certified-iterates",))
+@claim_check("deora-lemma-11", "certified", parts=("certified-iterates",), shares="deora-certified-runs")
 def check_lemma11_certified(scale: float = 1.0, *, iterate_radius: float = 3.0,
                             cfg: dict[str, Any] | None = None) -> CheckRecord:
     """Lemma 11's final form on configuration B (every hypothesis certified: head condition (84),
@@ -444,7 +444,7 @@ def check_lemma11_certified(scale: float = 1.0, *, iterate_radius: float = 3.0,
                        no_search=_CERTIFIED)
 
 
-@claim_check("deora-thm-2", "certified")
+@claim_check("deora-thm-2", "certified", shares="deora-certified-runs")
 def check_thm2_certified(scale: float = 1.0, *, cfg: dict[str, Any] | None = None,
                          z: float = 2.6) -> CheckRecord:
     """Theorem 2 on configuration B: the mean measured gap (test set) against the mean right side

@@ -42,9 +42,11 @@ from attention_theory.experiment import (
     Part,
     PartResult,
     RunContext,
+    Shards,
     nonnegative_int,
     positive_float,
     positive_int,
+    shard_dir,
 )
 from attention_theory.results import repo_results_dir
 from attention_theory.trauger._args import check_sequence
@@ -58,7 +60,7 @@ from attention_theory.trauger.sparse_majority.training import (
     train_naive,
 )
 
-__all__ = ["sweep_config", "summarize", "run_sweep", "run_authors_sweep", "run_benchmark",
+__all__ = ["sweep_config", "summarize", "run_sweep", "run_authors_sweep", "authors_shard", "run_benchmark",
            "run_structured_benchmark", "results_dir", "EXPERIMENT"]
 
 #: Protocol choices the paper leaves open (documented in the chapter).
@@ -251,8 +253,8 @@ def _options(ap: argparse.ArgumentParser) -> None:
                          "authors: the authors' code, trained by the structured trainer)")
 
 
-def _sweep_part(ctx: RunContext) -> PartResult:
-    o = ctx.options
+def _overrides(o: argparse.Namespace) -> dict[str, Any]:
+    """The sweep settings given on the command line."""
     over: dict[str, Any] = {}
     for key in ("max_epochs", "eval_every", "checkpoint_every", "n_val"):
         if getattr(o, key) is not None:
@@ -261,6 +263,12 @@ def _sweep_part(ctx: RunContext) -> PartResult:
         over["seeds"] = tuple(o.seeds)
     if o.Ts:
         over["Ts"] = tuple(o.Ts)
+    return over
+
+
+def _sweep_part(ctx: RunContext) -> PartResult:
+    o = ctx.options
+    over = _overrides(o)
     if getattr(o, "protocol", "book-v1") == "authors":
         if ctx.device != "cpu":
             raise SystemExit("error: --protocol authors runs on the CPU (the structured trainer)")
@@ -293,6 +301,45 @@ def _sweep_preflight(ctx: RunContext) -> str | None:
     return None
 
 
+def _authors_plan(ctx: RunContext) -> list[tuple[str, int]]:
+    """One shard per length ``T`` (all its seeds), as the committed sweep was split over processes."""
+    return [(f"T-{T}", T) for T in protocol("authors", ctx.scale, **_overrides(ctx.options)).Ts]
+
+
+def authors_shard(ctx: RunContext, T: int) -> str:
+    """Train (or resume) every seed of length ``T`` under the authors' protocol, keeping the
+    checkpoint in its shard folder; returns that folder."""
+    folder = shard_dir(ctx, "authors-sweep", f"T-{T}")
+    cfg = protocol("authors", ctx.scale, **dict(_overrides(ctx.options), Ts=(T,)))
+    run_authors_sweep(cfg, checkpoint_dir=folder, scale=ctx.scale, progress=ctx.progress,
+                      keep_checkpoint=True, max_wall_s=ctx.options.max_wall_s)
+    return str(folder)
+
+
+def _authors_merge(ctx: RunContext, folders: list[str]) -> PartResult:
+    return _collected(ctx, folders, f"checkpoint-authors-{ctx.scale}.pt")
+
+
+def _collected(ctx: RunContext, folders: Sequence[str | Path], checkpoint_name: str) -> PartResult:
+    """Merge authors'-protocol checkpoints into the sweep's result and write the best-epoch weights
+    next to it (``authors-best-weights.npz``, ``-smoke`` at smoke scale; SHA-256 in the provenance)."""
+    from attention_theory.trauger.sparse_majority.collect import collect_authors_sweep, write_weights
+
+    try:
+        res = collect_authors_sweep(folders, checkpoint_name=checkpoint_name)
+    except (FileNotFoundError, ValueError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    name = "authors-best-weights.npz" if ctx.scale == "full" else "authors-best-weights-smoke.npz"
+    path, sha = write_weights(Path(ctx.out) / name, res["weights"])
+    data = res["data"]
+    data["summary"] = summarize(data["runs"])
+    data["weights_file"] = path.name
+    n_done = sum(r["stop_reason"] != "still-training" for r in data["runs"])
+    epochs = [p["epoch"] for p in data["processes"]]
+    return PartResult(res["config"], data, extra={"weights_sha256": sha, "weights_file": path.name},
+                      summary=f"{len(data['runs'])} runs ({n_done} stopped), processes at epochs {epochs}")
+
+
 def _benchmark_part(ctx: RunContext) -> PartResult:
     o = ctx.options
     res = run_benchmark(epochs=o.benchmark_epochs, device=ctx.device, Ts=o.Ts, seeds=o.seeds,
@@ -317,31 +364,23 @@ def _structured_benchmark_part(ctx: RunContext) -> PartResult:
 
 
 def _collect_part(ctx: RunContext) -> PartResult:
-    """Merge the authors'-protocol checkpoints into ``authors-sweep.json`` and write the
-    best-epoch weights next to it (``authors-best-weights.npz``, its SHA-256 in the provenance)."""
-    from attention_theory.trauger.sparse_majority.collect import collect_authors_sweep, write_weights
-
+    """Merge the authors'-protocol checkpoints of ``--from`` (default ``authors-a``, ``authors-b``:
+    the two processes of the earlier recipe) into ``authors-sweep.json`` and its weights."""
     if ctx.scale != "full":
         raise SystemExit("error: collect-authors reads full-scale checkpoints (use --scale full)")
     folders = ctx.options.collect_from or [Path(ctx.out) / "authors-a", Path(ctx.out) / "authors-b"]
-    try:
-        res = collect_authors_sweep(folders)
-    except (FileNotFoundError, ValueError) as exc:
-        raise SystemExit(f"error: {exc}") from None
-    path, sha = write_weights(Path(ctx.out) / "authors-best-weights.npz", res["weights"])
-    data = res["data"]
-    data["summary"] = summarize(data["runs"])
-    data["weights_file"] = path.name
-    n_done = sum(r["stop_reason"] != "still-training" for r in data["runs"])
-    epochs = [p["epoch"] for p in data["processes"]]
-    return PartResult(res["config"], data, extra={"weights_sha256": sha, "weights_file": path.name},
-                      summary=f"{len(data['runs'])} runs ({n_done} stopped), processes at epochs {epochs}")
+    return _collected(ctx, folders, "checkpoint-authors-full.pt")
 
 
 def _collect_preflight(ctx: RunContext) -> str | None:
     folders = ctx.options.collect_from or [Path(ctx.out) / "authors-a", Path(ctx.out) / "authors-b"]
     missing = [str(f) for f in folders if not (Path(f) / "checkpoint-authors-full.pt").exists()]
     return f"error: no checkpoint-authors-full.pt in {missing}" if missing else None
+
+
+def _default_parts(options: argparse.Namespace) -> tuple[str, ...]:
+    """sweep; with --protocol authors, authors-sweep"""
+    return ("authors-sweep",) if getattr(options, "protocol", "book-v1") == "authors" else ("sweep",)
 
 
 EXPERIMENT = Experiment(
@@ -355,10 +394,15 @@ EXPERIMENT = Experiment(
            Part("benchmark-structured", _structured_benchmark_part,
                 "naive loop, first-edition batched trainer and structured trainer (authors' model), "
                 "steps per second"),
+           Part("authors-sweep", None,
+                "the authors' protocol, one shard per length T (spread over --workers; each shard "
+                "resumes from its own checkpoint), merged into authors-sweep.json and its weights",
+                filename=lambda scale: "authors-sweep.json" if scale == "full" else "authors-sweep-smoke.json",
+                shards=Shards(_authors_plan, authors_shard, _authors_merge)),
            Part("collect-authors", _collect_part,
                 "merge the authors'-protocol checkpoints (--from) into authors-sweep.json and the "
                 "best-epoch weights", filename=lambda scale: "authors-sweep.json",
                 preflight=_collect_preflight)),
-    default_parts=("sweep",),
+    default_parts=_default_parts,
     add_options=_options,
 )
