@@ -28,6 +28,7 @@ import contextlib
 import dataclasses
 import datetime as _dt
 import importlib
+import json
 import math
 import re
 import sys
@@ -41,11 +42,12 @@ from attention_theory.cluster import add_cluster_options, cluster_spec, one_thre
 from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
 from attention_theory.papers import PAPERS
-from attention_theory.provenance import git_commit
+from attention_theory.provenance import git_commit, jsonable
 from attention_theory.results import (
     CheckpointError,
     clean_temporary_files,
     provenance,
+    read_result,
     repo_results_dir,
     source_dirty,
     write_result,
@@ -245,6 +247,30 @@ def move_checkpoints_aside(folder: Path, *, now: _dt.datetime | None = None) -> 
     return moved
 
 
+def _out_folder(text: str) -> Path:
+    """``--out``: a folder name (an empty one would silently mean the working directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a folder, got {text!r}")
+    return Path(text)
+
+
+def _intact(target: Path) -> str | None:
+    """Why the result file ``target`` cannot be trusted, or ``None`` when it reads back intact."""
+    try:
+        read_result(target)
+    except (OSError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+def _config_differences(old: Any, new: Any) -> list[str]:
+    """Keys whose values differ between two configurations (after a JSON round trip)."""
+    old, new = (json.loads(json.dumps(jsonable(c))) for c in (old, new))
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return [] if old == new else ["(the whole configuration)"]
+    return [k for k in sorted(set(old) | set(new)) if old.get(k, "<absent>") != new.get(k, "<absent>")]
+
+
 def _defaults_text(exp: Experiment) -> str:
     if callable(exp.default_parts):
         return f"depends on the options: {exp.default_parts.__doc__ or 'see the experiment'}"
@@ -259,12 +285,16 @@ def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
                     metavar="PART",
                     help=f"parts to run, in order (default: {_defaults_text(exp)}); "
                          + "; ".join(f"{p.name}: {p.help}" for p in exp.parts if p.help))
-    ap.add_argument("--out", type=Path, default=None,
+    ap.add_argument("--out", type=_out_folder, default=None,
                     help=f"output folder (default: results/{exp.results}/ of the repository)")
+    ap.add_argument("--force", action="store_true",
+                    help="write over a result file whose configuration differs from this run's (without it, "
+                         "the new result goes beside it as <name>.differs.json and the command fails)")
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="torch device (default: cpu)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     ap.add_argument("--skip-existing", action="store_true",
-                    help="skip parts whose result file already exists in the output folder")
+                    help="skip parts whose result file already exists in the output folder and reads back "
+                         "intact (a damaged one is computed again)")
     ap.add_argument("--restart", action="store_true",
                     help="start afresh: move the output folder's checkpoints (checkpoint-*, .*checkpoint*) "
                          "aside to <name>.moved-<UTC timestamp> before running")
@@ -317,8 +347,11 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
         for part in parts:
             target = out / part.file_for(scale)
             if args.skip_existing and target.exists():
-                print(f"{exp.paper} {exp.name} {part.name}: {target} exists, skipped", flush=True)
-                continue
+                problem = _intact(target)
+                if problem is None:
+                    print(f"{exp.paper} {exp.name} {part.name}: {target} exists, skipped", flush=True)
+                    continue
+                print(f"{exp.paper} {exp.name} {part.name}: {problem}: computing it again", flush=True)
             if part.shards is not None and client is None and spec.uses_dask:
                 client = stack.enter_context(open_client(spec))
             elif part.shards is None and spec.uses_dask:
@@ -343,6 +376,12 @@ def _write_part(exp: Experiment, part: Part, ctx: RunContext, res: PartResult, t
              "torch_threads": torch.get_num_threads(), **at_start, **res.extra}
     prov = provenance(res.config, wall_time_s=wall, device=res.device or ctx.device, scale=ctx.scale,
                       extra=extra)
+    if target.exists() and not getattr(ctx.options, "force", False) and _intact(target) is None:
+        differ = _config_differences(read_result(target)["provenance"].get("config"), prov["config"])
+        if differ:
+            aside = write_result(target.with_name(target.stem + ".differs.json"), res.data, prov)
+            raise SystemExit(f"error: {target} holds a result of another configuration (differs in "
+                             f"{', '.join(differ)}); not written over without --force. This run's result: {aside}")
     path = write_result(target, res.data, prov)
     line = f"{exp.paper} {exp.name} {part.name}: wrote {path} ({wall:.0f} s)"
     print(line + (f"; {res.summary}" if res.summary else ""), flush=True)

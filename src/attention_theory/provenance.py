@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
-import os
 import platform
 import subprocess
 from pathlib import Path
@@ -12,20 +12,34 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["git_commit", "package_version", "default_device", "jsonable"]
+__all__ = ["git_commit", "source_tree_hash", "package_version", "default_device", "jsonable"]
 
 
 @functools.lru_cache(maxsize=1)
 def git_commit() -> str:
+    """The commit of the package's repository (12 hex digits).  Without git, or outside a
+    repository, ``"unknown (source <hash>)"`` with :func:`source_tree_hash`: nothing, no
+    environment variable either, can make a record claim a commit it was not computed at."""
     here = Path(__file__).resolve().parent
     try:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=here,
                              capture_output=True, text=True, timeout=5)
-        if out.returncode == 0:
+        if out.returncode == 0 and out.stdout.strip():
             return out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         pass
-    return os.environ.get("ATTN_COMMIT", "unknown")
+    return f"unknown (source {source_tree_hash()})"
+
+
+@functools.lru_cache(maxsize=1)
+def source_tree_hash() -> str:
+    """SHA-256 (first 12 hex digits) of the package's source: every ``.py`` file under the
+    package folder, by relative path and content, in sorted order."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 def package_version() -> str:

@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import platform
 import subprocess
 import sys
@@ -256,20 +257,32 @@ def write_result(path: str | os.PathLike, data: Mapping[str, Any],
     missing = [k for k in PROVENANCE_KEYS if k not in prov]
     if missing:
         raise ValueError(f"prov lacks provenance keys {missing}; build it with provenance()")
-    return atomic_write_json(path, {"provenance": dict(prov), "data": dict(data)})
+    # the payload's checksum: read_result refuses a file whose data were changed afterwards
+    prov = dict(prov, data_sha256=_sha256(_canonical_json(dict(data))))
+    return atomic_write_json(path, {"provenance": prov, "data": dict(data)})
 
 
 def read_result(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a result written by :func:`write_result`, checking that its provenance is complete."""
+    """Read a result written by :func:`write_result`, checking that its provenance is complete
+    and, when it carries one (every result written since it was introduced), the checksum of its
+    data.  Every error is one line naming the file."""
     p = Path(check_path(path, "path"))
     if not p.exists():
         raise ResultNotFound(f"path: no result at {p}")
-    obj = json.loads(p.read_text())
+    try:
+        obj = json.loads(p.read_text())
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{p}: not readable JSON ({exc}); restore it (git checkout {p.name}) or re-run "
+                         "the part that writes it") from None
     if not isinstance(obj, dict) or "provenance" not in obj or "data" not in obj:
         raise ValueError(f"{p} is not a result file (needs 'provenance' and 'data')")
     missing = [k for k in PROVENANCE_KEYS if k not in obj["provenance"]]
     if missing:
         raise ValueError(f"{p}: provenance lacks {missing}")
+    want = obj["provenance"].get("data_sha256")
+    if want is not None and _sha256(_canonical_json(obj["data"])) != want:
+        raise ValueError(f"{p}: its data fail their SHA-256 checksum (changed after the file was written); "
+                         f"restore it (git checkout {p.name}) or re-run the part that writes it")
     return obj
 
 
@@ -467,7 +480,14 @@ def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None
                                    "the payload was damaged)")
     _check_config(p, meta.get("config"), config)
     try:
-        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=False)
+        # tensors and plain data only: a checkpoint whose pickle names any other callable (a file
+        # planted in an output folder, say) is refused before anything in it runs; the checksum
+        # cannot guard against that, whoever writes the file can recompute it
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise CorruptCheckpoint(p, "holds objects other than tensors and plain data, which this version "
+                                   f"refuses to load (they could run code): {str(exc).splitlines()[0][:200]}"
+                                ) from None
     except Exception as exc:  # intact bytes that this code cannot unpickle
         raise CorruptCheckpoint(p, f"cannot be read by this version ({type(exc).__name__}: {exc})") from None
     if not isinstance(state, dict):

@@ -7,8 +7,11 @@ change of the machine's load hits every count alike):
 * the smoke-scale campaign (every check of ``--paper``, or of every paper) into a fresh folder;
 * the smoke-scale sparse-majority sweep of the authors' protocol (one shard per length).
 
-Each run's wall time includes starting the local Dask cluster (a user waits for it too); the
-CPU seconds of the campaign are the tasks' own.  The report gives min / median / max of the
+Each is one command in a fresh interpreter, exactly as a user types it, so its wall time
+includes starting Python, importing the package and, with more than one worker, starting the
+local Dask cluster and importing the package in every worker (a user waits for all of it).  The
+CPU seconds are the campaign's tasks' own (from its manifest) and the command's with every
+process it waited for.  The report gives min / median / max of the
 wall times per worker count, the speed-up of each count over the first (ratio of medians), the
 machine's core count and its load average before and after, and is written with provenance to
 ``results/benchmarks/workers-smoke.json`` (or ``--out``).
@@ -18,55 +21,65 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from attention_theory.cluster import ClusterSpec, open_client, worker_count
+from attention_theory.cluster import worker_count
 from attention_theory.papers import PAPERS
 
 __all__ = ["time_campaign", "time_sweep", "summarize_times", "main"]
 
 
-def time_campaign(workers: int, *, paper: str | None = None) -> dict[str, float]:
-    """Wall and CPU seconds of the smoke campaign (every check of ``paper``, or of all papers)
-    on ``workers`` local workers, written into a temporary folder."""
-    from attention_theory.verify.campaign import campaign_tasks, run_campaign
-    from attention_theory.verify.rerun import claim_checks
+def _command(args: list[str]) -> tuple[float, float]:
+    """Run ``python -m attention_theory ARGS`` in a fresh interpreter, as a user would: wall
+    seconds and the CPU seconds of it and the processes it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "attention_theory", *args], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"'{' '.join(args)}' failed ({done.returncode}): {done.stderr[-1500:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
+
+def _check_workers(workers: int) -> None:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+
+
+def time_campaign(workers: int, *, paper: str | None = None) -> dict[str, float]:
+    """Wall seconds of the smoke campaign (every check of ``paper``, or of all papers) on
+    ``workers`` local workers, as one command in a fresh interpreter writing into a temporary
+    folder, and the CPU seconds of its tasks (from the folder's manifest)."""
+    from attention_theory.verify.campaign import read_manifest
+
+    _check_workers(workers)
     if paper is not None and paper not in {p.key for p in PAPERS}:
         raise ValueError(f"paper must be one of {[p.key for p in PAPERS]}, got {paper!r}")
-    claims = [c for c in claim_checks() if paper is None or c.startswith(paper + "-")]
-    tasks = campaign_tasks(claims)
     with tempfile.TemporaryDirectory(prefix="attn-bench-") as folder:
-        t0 = time.perf_counter()
-        with open_client(ClusterSpec(workers=workers), echo=lambda _: None) as client:
-            results = run_campaign(tasks, scale="smoke", folder=folder, client=client, progress=False)
-        wall = time.perf_counter() - t0
-    bad = [r["task"] for r in results if r["status"] not in ("ran", "needs-data")]
-    if bad:
-        raise RuntimeError(f"the smoke campaign did not pass on {workers} worker(s): {bad[:3]}")
-    return {"wall_s": wall, "cpu_s": sum(r["cpu_s"] for r in results), "tasks": len(results)}
+        reg = Path(folder) / "registry"
+        wall, cpu = _command(["check", "--all", *(["--paper", paper] if paper else []), "--registry", str(reg),
+                              "--against", folder, "--no-progress", "--workers", str(workers)])
+        tasks = read_manifest(reg)["tasks"]
+        return {"wall_s": wall, "cpu_s": sum(t["cpu_s"] for t in tasks.values()), "tasks": len(tasks),
+                "process_cpu_s": cpu}
 
 
 def time_sweep(workers: int) -> dict[str, float]:
     """Wall seconds of the smoke sparse-majority sweep (authors' protocol, one shard per length)
-    on ``workers`` local workers, into a temporary folder."""
-    from attention_theory.experiment import find_experiment, run_cli
-
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    exp = find_experiment("trauger", "sparse-majority")
+    on ``workers`` local workers, as one command in a fresh interpreter."""
+    _check_workers(workers)
     with tempfile.TemporaryDirectory(prefix="attn-bench-") as folder:
-        t0 = time.perf_counter()
-        run_cli(exp, ["--protocol", "authors", "--scale", "smoke", "--no-progress", "--out", folder,
-                      "--workers", str(workers)])
-        return {"wall_s": time.perf_counter() - t0}
+        wall, cpu = _command(["run", "trauger", "sparse-majority", "--protocol", "authors", "--scale", "smoke",
+                              "--no-progress", "--out", folder, "--workers", str(workers)])
+        return {"wall_s": wall, "process_cpu_s": cpu}
 
 
 def summarize_times(times: Sequence[float]) -> dict[str, float]:
@@ -83,7 +96,8 @@ def summarize_times(times: Sequence[float]) -> dict[str, float]:
 
 def _measure(name: str, fn: Callable[[], dict[str, float]], log: Callable[[str], None]) -> dict[str, float]:
     out = fn()
-    log(f"  {name}: {out['wall_s']:.1f} s wall" + (f", {out['cpu_s']:.1f} CPU-s" if "cpu_s" in out else ""))
+    log(f"  {name}: {out['wall_s']:.1f} s wall, {out['process_cpu_s']:.1f} CPU-s"
+        + (f" ({out['cpu_s']:.1f} in its tasks)" if "cpu_s" in out else ""))
     return out
 
 
@@ -130,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         data[what] = {}
         for w, rows in per.items():
             row = {"wall_s": summarize_times([r["wall_s"] for r in rows])}
+            row["process_cpu_s"] = summarize_times([r["process_cpu_s"] for r in rows])
             if "cpu_s" in rows[0]:
                 row["task_cpu_s"] = summarize_times([r["cpu_s"] for r in rows])
             row["speedup_over_first"] = per[ref] and (

@@ -368,3 +368,25 @@ def test_stale_temporary_files_are_cleaned(tmp_path, capsys):
     assert rs.clean_temporary_files(tmp_path / "missing") == []
     with pytest.raises(ValueError, match="older_than_s"):
         rs.clean_temporary_files(out, older_than_s=-1)
+
+
+class _Marker:
+    """Unpickling this writes a marker file: what a planted checkpoint could do."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_planted_checkpoint_that_would_run_code_is_refused(tmp_path):
+    # whoever writes the file can recompute its checksum: the loader itself must refuse code
+    from attention_theory.results import CorruptCheckpoint, load_checkpoint, save_checkpoint
+
+    marker = tmp_path / "ran"
+    path = save_checkpoint(tmp_path / "checkpoint-authors-full.pt", {"epoch": 3, "payload": _Marker(marker)})
+    assert not marker.exists()
+    with pytest.raises(CorruptCheckpoint, match="refuses to load"):
+        load_checkpoint(path)
+    assert not marker.exists()

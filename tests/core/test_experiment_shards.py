@@ -87,3 +87,33 @@ def test_a_part_without_shards_says_it_runs_here(tmp_path, capsys):
     assert main(["run", "trauger", "sparse-majority", "--parts", "benchmark", "--benchmark-epochs", "1",
                  "--Ts", "20", "--seeds", "0", "--no-progress", "--out", str(tmp_path), "--workers", "2"]) == 0
     assert "benchmark: not made of shards, runs in this process" in capsys.readouterr().out
+
+
+def test_a_result_of_another_configuration_is_not_written_over(one_process, tmp_path, capsys):
+    for f in one_process.glob("authors-*"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    before = (tmp_path / "authors-sweep-smoke.json").read_bytes()
+    with pytest.raises(SystemExit, match="differs in max_epochs"):
+        main([*RUN, "--out", str(tmp_path), "--max-epochs", "20"])
+    assert (tmp_path / "authors-sweep-smoke.json").read_bytes() == before
+    aside = json.loads((tmp_path / "authors-sweep-smoke.differs.json").read_text())
+    assert aside["provenance"]["config"]["max_epochs"] == 20
+    assert main([*RUN, "--out", str(tmp_path), "--max-epochs", "20", "--force"]) == 0
+    assert json.loads((tmp_path / "authors-sweep-smoke.json").read_text())["provenance"]["config"]["max_epochs"] == 20
+
+
+def test_skip_existing_trusts_only_an_intact_result(one_process, tmp_path, capsys):
+    for f in one_process.glob("authors-*"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    assert main([*RUN, "--out", str(tmp_path), "--skip-existing"]) == 0
+    assert "exists, skipped" in capsys.readouterr().out
+    target = tmp_path / "authors-sweep-smoke.json"
+    target.write_text(target.read_text()[:-200])  # truncated
+    assert main([*RUN, "--out", str(tmp_path), "--skip-existing"]) == 0
+    assert "not readable JSON" in capsys.readouterr().out and _result(tmp_path) == _result(one_process)
+
+
+def test_an_empty_out_is_refused(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*RUN, "--out", ""])
+    assert exc.value.code == 2 and "expected a folder" in capsys.readouterr().err

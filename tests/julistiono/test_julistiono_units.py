@@ -243,6 +243,28 @@ def test_cifar_loader_on_fixture():
         jr.load_cifar100(3)
 
 
+class _Marker:
+    """Unpickling this writes a marker file: what a planted pickle could do."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_cifar_pickle_that_names_code_is_refused_unloaded(tmp_path):
+    import pickle
+
+    from attention_theory.julistiono import real_data as jr
+
+    marker = tmp_path / "ran"
+    (tmp_path / "train").write_bytes(pickle.dumps({b"data": _Marker(marker), b"fine_labels": [0]}))
+    with pytest.raises(ValueError, match="names io.open"):
+        jr.load_cifar100(tmp_path, "train")
+    assert not marker.exists()
+
+
 def test_standins_are_seeded_and_labelled():
     from attention_theory.julistiono import real_data as jr
 

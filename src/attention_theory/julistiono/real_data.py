@@ -20,7 +20,7 @@ import os
 import pickle
 import re
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -101,6 +101,23 @@ def load_imdb(root: str | os.PathLike, vocab_path: str | os.PathLike, split: str
     return np.stack(ids), np.asarray(labels, dtype=np.int64)
 
 
+#: What the CIFAR pickles may name besides builtins' plain containers: numpy's array
+#: reconstruction (the images are one uint8 array).  Anything else is refused unloaded.
+_PICKLE_ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+                   ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "scalar"),
+                   ("numpy._core.multiarray", "scalar")}
+
+
+class _PlainDataUnpickler(pickle.Unpickler):
+    """Unpickles plain data (dicts, lists, strings, numbers, numpy arrays) and refuses any other
+    global a pickle names, so a planted file cannot run code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _PICKLE_ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"it names {module}.{name}, which is not plain data")
+
+
 def load_cifar100(root: str | os.PathLike, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """``(images (N, 32, 32, 3) uint8, fine labels (N,))`` from the python-version pickles."""
     if split not in ("train", "test"):
@@ -109,7 +126,13 @@ def load_cifar100(root: str | os.PathLike, split: str = "train") -> tuple[np.nda
     if not f.is_file():
         raise FileNotFoundError(f"{f} missing: expected cifar-100-python/{split}")
     with open(f, "rb") as fh:
-        obj = pickle.load(fh, encoding="bytes")
+        try:
+            obj = _PlainDataUnpickler(fh, encoding="bytes").load()
+        except pickle.UnpicklingError as exc:
+            raise ValueError(f"{f}: not a CIFAR pickle of plain data ({exc}); refused without loading "
+                             "it (a pickle can run code)") from None
+    if not isinstance(obj, dict) or b"data" not in obj or b"fine_labels" not in obj:
+        raise ValueError(f"{f}: not a CIFAR-100 pickle (no data / fine_labels entries)")
     data = np.asarray(obj[b"data"], dtype=np.uint8)
     if data.ndim != 2 or data.shape[1] != 3072:
         raise ValueError(f"CIFAR data must have shape (N, 3072), got {data.shape}")

@@ -46,7 +46,8 @@ from attention_theory.provenance import git_commit
 from attention_theory.verify.contract import evaluate, registered_checks
 from attention_theory.verify.registry import load_registry, staging_records, write_record_file
 
-__all__ = ["MANIFEST", "TASK_STATUSES", "CheckTask", "natural_key", "needs_data", "campaign_tasks", "run_check_task",
+__all__ = ["MANIFEST", "TASK_STATUSES", "CheckTask", "natural_key", "needs_data", "EXPERIMENT_DATA_ARGUMENTS",
+           "trains_experiment", "campaign_tasks", "run_check_task",
            "record_task_result", "read_manifest", "completed_tasks", "known_durations",
            "registry_scale", "run_campaign"]
 
@@ -103,6 +104,20 @@ def needs_data(fn: Callable[..., Any]) -> list[str]:
     return [p.name for p in inspect.signature(fn).parameters.values()
             if p.default is inspect.Parameter.empty
             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+#: Names of the argument through which a figure's check receives an experiment's results; left
+#: at its default (``None``) the check trains the experiment's runs itself.
+EXPERIMENT_DATA_ARGUMENTS = ("runs", "result")
+
+
+def trains_experiment(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` trains an experiment's runs when called without its data (an argument of
+    :data:`EXPERIMENT_DATA_ARGUMENTS` that defaults to ``None``)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    return any(p.name in EXPERIMENT_DATA_ARGUMENTS and p.default is None
+               for p in inspect.signature(fn).parameters.values())
 
 
 def campaign_tasks(claims: Iterable[str]) -> list[CheckTask]:
@@ -162,6 +177,10 @@ def run_check_task(task: CheckTask, scale: str) -> dict[str, Any]:
     if missing:
         return dict(out, status="needs-data", records=[], wall_s=0.0, cpu_s=0.0, message=(
             f"needs {', '.join(missing)} (data its chapter loads): execute the chapter to re-run it"))
+    if scale == "full" and any(trains_experiment(fn) for fn in fns):
+        return dict(out, status="needs-data", records=[], wall_s=0.0, cpu_s=0.0, message=(
+            "at full scale its data are an experiment's committed results (without them it would train "
+            "the experiment's runs again): its chapter records it on those files"))
     t0, c0 = time.perf_counter(), time.process_time()
     statuses, messages, records = [], [], []
     with use_scale(scale), counting_piece_cpu() as pieces, one_thread():
