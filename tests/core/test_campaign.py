@@ -242,3 +242,17 @@ def test_figure_checks_are_left_to_their_chapters_at_full_scale():
     assert res["status"] == "needs-data" and "committed results" in res["message"] and res["wall_s"] == 0.0
     assert campaign.trains_experiment(rerun.claim_checks()["deora-fig-5"][0][1])
     assert not campaign.trains_experiment(rerun.claim_checks()["qin-fig-1"][0][1])
+
+
+def test_predicted_wall_time_is_a_longest_first_schedule():
+    assert campaign.predict_wall([5.0, 3.0, 2.0], 2) == 5.0
+    assert campaign.predict_wall([4.0, 4.0, 4.0], 2) == 8.0
+    assert campaign.predict_wall([4.0, 1.0], 32) == 4.0 and campaign.predict_wall([], 3) == 0.0
+    with pytest.raises(ValueError, match="workers"):
+        campaign.predict_wall([1.0], 0)
+
+
+def test_plan_prints_the_manifest_durations(sequential, capsys):
+    assert main(["check", "--plan", "--registry", str(sequential)]) == 0
+    out = capsys.readouterr().out
+    assert "predicted wall time" in out and "32 worker(s)" in out and "slowest tasks" in out

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from attention_theory.foundations import covering, dudley, losses, norms, rademacher, softmax
 
@@ -66,3 +67,30 @@ def test_covering_number_of_points_on_a_line():
 
 def test_dudley_single_function_is_zero():
     assert dudley.dudley_bound(np.ones((1, 3))).value == 0.0
+
+
+@pytest.mark.parametrize("p", [1.0, 1.5, 2.0, 3.0, 10.0, 100.0, 520.0, 1e3, 1e4])
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e-20, 1.0, 1e20, 1e160, 1e300])
+def test_vector_norm_against_high_precision(p, scale):
+    # finite input has a finite norm at every order and magnitude (the plain sum overflows for
+    # [3, 4] from p = 520 on and underflows to 0 for [0.3, 0.4] at p = 1e4)
+    import mpmath
+
+    from attention_theory.foundations.norms import entrywise_norm, vector_norm
+
+    rng = np.random.default_rng(int(p) + int(np.log10(scale)) + 400)
+    x = scale * rng.uniform(0.1, 1.0, size=7) * rng.choice([-1, 1], size=7)
+    with mpmath.workdps(60):
+        ref = float(mpmath.fsum(abs(mpmath.mpf(float(v))) ** p for v in x) ** (1 / mpmath.mpf(p)))
+    got = vector_norm(x, p)
+    assert np.isfinite(got) and abs(got - ref) <= 1e-13 * ref, (got, ref)
+    assert abs(entrywise_norm(x.reshape(7, 1), p) - ref) <= 1e-13 * ref
+    rows = vector_norm(np.stack([x, np.zeros(7), x / scale]), p, axis=1)
+    assert rows[1] == 0.0 and abs(rows[0] - ref) <= 1e-13 * ref
+
+
+def test_vector_norm_examples_that_overflowed():
+    from attention_theory.foundations.norms import vector_norm
+
+    assert vector_norm([3.0, 4.0], 520) == 4.0 * (1 + (0.75) ** 520) ** (1 / 520)
+    assert abs(vector_norm([0.3, 0.4], 1e4) - 0.4) < 1e-15

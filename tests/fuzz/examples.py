@@ -542,6 +542,7 @@ EXAMPLES.update({
     "attention_theory.verify.campaign.campaign_tasks": lambda: dict(claims=["qin-thm-2"]),
     "attention_theory.verify.campaign.completed_tasks": lambda: dict(folder="_build/no-such-registry", scale="smoke"),
     "attention_theory.verify.campaign.known_durations": lambda: dict(),
+    "attention_theory.verify.campaign.predict_wall": lambda: dict(durations=[5.0, 3.0, 2.0], workers=2),
     "attention_theory.verify.campaign.trains_experiment": lambda: dict(fn=check_maurey_tightness),
     "attention_theory.verify.campaign.read_manifest": lambda: dict(folder="_build/no-such-registry"),
     "attention_theory.verify.campaign.registry_scale": lambda: dict(folder="_build/no-such-registry"),

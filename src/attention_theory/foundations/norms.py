@@ -44,12 +44,29 @@ MAX_ENUMERATION_DIM = 20
 
 
 def vector_norm(x: np.ndarray, p: float, axis: int | None = None) -> np.ndarray | float:
-    """The l_p norm (p >= 1 or inf) along ``axis`` (all entries if None)."""
+    """The l_p norm (p >= 1 or inf) along ``axis`` (all entries if None).
+
+    Where ``sum |x_i|^p`` would overflow or lose the largest terms to underflow (large ``p``, or
+    entries near 1e+-300), the norm is computed as ``m (sum (|x_i|/m)^p)^(1/p)`` with ``m`` the
+    largest ``|x_i|``, which is finite and accurate for every finite input; elsewhere the plain
+    sum is used (bit for bit what it always was)."""
     p = check_order(p, "p")
     x = as_array(x, "x")
+    a = np.abs(x)
     if math.isinf(p):
-        return np.max(np.abs(x), axis=axis)
-    return np.sum(np.abs(x) ** p, axis=axis) ** (1.0 / p)
+        return np.max(a, axis=axis)
+    with np.errstate(over="ignore", under="ignore"):
+        s = np.sum(a ** p, axis=axis)
+    # below 1e-200 an underflowed term can matter relative to the sum; above it, none can
+    plain_ok = np.isfinite(s) & ((s >= 1e-200) | (np.max(a, axis=axis) == 0))
+    if np.all(plain_ok):
+        return s ** (1.0 / p)
+    m = np.max(a, axis=axis, keepdims=True)
+    with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+        scaled = np.squeeze(m, axis=axis) * np.sum(np.where(m > 0, a / np.where(m > 0, m, 1.0), 0.0) ** p,
+                                                   axis=axis) ** (1.0 / p)
+    out = np.where(plain_ok, np.abs(s) ** (1.0 / p), scaled)
+    return out if np.ndim(out) else float(out)
 
 
 def dual_exponent(p: float) -> float:

@@ -48,7 +48,7 @@ from attention_theory.verify.registry import load_registry, staging_records, wri
 
 __all__ = ["MANIFEST", "TASK_STATUSES", "CheckTask", "natural_key", "needs_data", "EXPERIMENT_DATA_ARGUMENTS",
            "trains_experiment", "campaign_tasks", "run_check_task",
-           "record_task_result", "read_manifest", "completed_tasks", "known_durations",
+           "record_task_result", "read_manifest", "completed_tasks", "known_durations", "predict_wall",
            "registry_scale", "run_campaign"]
 
 #: The manifest of a registry folder written by the campaign (not a record: ``load_registry``
@@ -181,7 +181,9 @@ def run_check_task(task: CheckTask, scale: str) -> dict[str, Any]:
         return dict(out, status="needs-data", records=[], wall_s=0.0, cpu_s=0.0, message=(
             "at full scale its data are an experiment's committed results (without them it would train "
             "the experiment's runs again): its chapter records it on those files"))
-    t0, c0 = time.perf_counter(), time.process_time()
+    # CPU of this thread only: pieces that ran on this worker's other threads are counted by
+    # map_pieces, and the worker's own threads (communication, heartbeats) are not the check's
+    t0, c0 = time.perf_counter(), time.thread_time()
     statuses, messages, records = [], [], []
     with use_scale(scale), counting_piece_cpu() as pieces, one_thread():
         for fn in fns:  # one after another in this process: a shared cached result is computed once
@@ -191,7 +193,7 @@ def run_check_task(task: CheckTask, scale: str) -> dict[str, Any]:
             records += recs
     status = next((s for s in ("error", "fails") if s in statuses), "ran")
     out.update(status=status, message="; ".join(messages), records=records,
-               wall_s=time.perf_counter() - t0, cpu_s=time.process_time() - c0 + pieces[0])
+               wall_s=time.perf_counter() - t0, cpu_s=time.thread_time() - c0 + pieces[0])
     return out
 
 
@@ -300,6 +302,24 @@ def known_durations(*folders: str | os.PathLike) -> dict[str, float]:
             if name not in out and isinstance(entry.get("wall_s"), (int, float)):
                 out[name] = float(entry["wall_s"])
     return out
+
+
+def predict_wall(durations: Iterable[float], workers: int) -> float:
+    """Wall seconds of tasks of the given durations on ``workers`` workers, each task started on
+    the first free worker, longest first (as the campaign submits them).  Never below the longest
+    task (the critical path) nor below the total divided by ``workers``."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if isinstance(durations, (str, bytes)) or not hasattr(durations, "__iter__"):
+        raise TypeError(f"durations must be an iterable of seconds, got {type(durations).__name__}")
+    times = sorted((float(d) for d in durations), reverse=True)
+    if any(not (t >= 0) or t == float("inf") for t in times):
+        raise ValueError("durations must be finite numbers >= 0")
+    free = [0.0] * workers
+    for t in times:
+        i = min(range(workers), key=free.__getitem__)
+        free[i] += t
+    return max(free, default=0.0)
 
 
 def registry_scale(folder: str | os.PathLike) -> str | None:

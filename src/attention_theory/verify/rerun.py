@@ -27,6 +27,8 @@ from attention_theory.verify.campaign import (
     campaign_tasks,
     known_durations,
     natural_key,
+    predict_wall,
+    read_manifest,
     run_campaign,
 )
 from attention_theory.verify.contract import registered_checks
@@ -103,6 +105,22 @@ def _summary(results: list[dict[str, Any]], wall: float, slowest: int = 10) -> s
     return "\n".join(lines)
 
 
+def _plan(folder: Path, slowest: int = 10) -> str:
+    """The durations of a registry folder's manifest and the wall time they predict."""
+    tasks = read_manifest(folder)["tasks"]
+    if not tasks:
+        return f"{folder}: no campaign manifest (or no finished task) to plan from"
+    rows = sorted(tasks.items(), key=lambda kv: -kv[1]["wall_s"])
+    walls = [t["wall_s"] for _, t in rows]
+    lines = [f"{len(rows)} tasks, {sum(walls):.0f} s of task wall time ({sum(t['cpu_s'] for t in tasks.values()):.0f}"
+             f" CPU-s); longest {walls[0]:.0f} s",
+             "predicted wall time (longest first on the first free worker): " + ", ".join(
+                 f"{w} worker(s) {predict_wall(walls, w):.0f} s" for w in (1, 2, 8, 32)),
+             "slowest tasks (wall s / CPU s):"]
+    lines += [f"  {name.rsplit('.', 1)[-1]:<48} {t['wall_s']:9.1f} {t['cpu_s']:9.1f}" for name, t in rows[:slowest]]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m attention_theory check",
                                  description="Re-run the checks of a cited claim and show them beside "
@@ -120,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="with --registry: skip the check functions whose complete records of one "
                          "finished run are there (to continue an interrupted --all campaign)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--plan", action="store_true",
+                    help="with --registry: print the durations its manifest recorded, the slowest tasks and "
+                         "the wall time predicted on 1, 2, 8 and 32 workers; run nothing")
     add_cluster_options(ap)
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     spec = cluster_spec(args, ap)
@@ -129,6 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.paper and not cid.startswith(args.paper + "-"):
                 continue
             print(f"{cid}: " + ", ".join(name for name, _ in checks))
+        return 0
+    if args.plan:
+        if not args.registry:
+            ap.error("--plan needs --registry (the folder whose manifest has the durations)")
+        print(_plan(Path(args.registry)))
         return 0
     if args.all == bool(args.claim_id):
         ap.error("give one claim ID, or --all (see --list)")

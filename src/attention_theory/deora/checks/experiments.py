@@ -121,7 +121,7 @@ def _loss_at(run: dict[str, Any], step: int) -> np.ndarray:
     return run["train_loss"][list(run["step"]).index(step)]
 
 
-@claim_check("deora-fig-4", "more-heads-lower-final-loss")
+@claim_check("deora-fig-4", "more-heads-lower-final-loss", shares="deora-smoke-dm2-runs")
 def check_fig4_more_heads_lower_loss(runs: dict[str, Any] | None = None, *,
                                      larger_is_better: bool = True) -> CheckRecord:
     """GD with eta = sqrt(H): final train loss at the largest H <= at H = 1, every trial.
@@ -137,7 +137,7 @@ def check_fig4_more_heads_lower_loss(runs: dict[str, Any] | None = None, *,
                        no_search=_RUNS)
 
 
-@claim_check("deora-fig-5", "momentum-faster-than-gd")
+@claim_check("deora-fig-5", "momentum-faster-than-gd", shares="deora-smoke-dm2-runs")
 def check_fig5_momentum_faster_than_gd(runs: dict[str, Any] | None = None, *, step: int = 100,
                                        swap: bool = False) -> CheckRecord:
     """At equal H and step 100, heavy-ball momentum has lower train loss than GD (eta = sqrt H)."""
@@ -150,7 +150,7 @@ def check_fig5_momentum_faster_than_gd(runs: dict[str, Any] | None = None, *, st
                        no_search=_RUNS)
 
 
-@claim_check("deora-fig-5", "more-heads-lower-final-loss")
+@claim_check("deora-fig-5", "more-heads-lower-final-loss", shares="deora-smoke-dm2-runs")
 def check_fig5_more_heads_lower_loss(runs: dict[str, Any] | None = None, *,
                                      optimizers: tuple[str, ...] = ("momentum", "adam"),
                                      larger_is_better: bool = True) -> CheckRecord:
@@ -227,7 +227,7 @@ def _ordered_in_H(runs: dict[int, dict[str, Any]], keys: tuple[str, ...], step: 
     return np.concatenate(lo), np.nextafter(np.concatenate(hi), -np.inf)
 
 
-@claim_check("deora-fig-2", "loss-increasing-in-heads")
+@claim_check("deora-fig-2", "loss-increasing-in-heads", shares="deora-smoke-dm1-runs")
 def check_fig2_loss_increasing(runs: dict[str, Any] | None = None, *, increasing: bool = True) -> CheckRecord:
     """GD with eta = 1: at steps 10, 100 and K the train loss is strictly increasing in H, every trial."""
     runs = runs or smoke_dm1_runs()
@@ -239,7 +239,7 @@ def check_fig2_loss_increasing(runs: dict[str, Any] | None = None, *, increasing
                        no_search=_RUNS)
 
 
-@claim_check("deora-fig-2", "late-loss-rate-one-over-t")
+@claim_check("deora-fig-2", "late-loss-rate-one-over-t", shares="deora-smoke-dm1-runs")
 def check_fig2_rate(runs: dict[str, Any] | None = None, *, low: float = -1.3, high: float = -0.7) -> CheckRecord:
     """GD with eta = 1, H = 1: the exponent of the mean train loss against the step over the
     last decade of steps, with its whole 95% interval, lies in ``[low, high]`` (an O(1/t) regime)."""
@@ -258,7 +258,7 @@ def check_fig2_rate(runs: dict[str, Any] | None = None, *, low: float = -1.3, hi
                           extra={"exponent": est.to_dict()})
 
 
-@claim_check("deora-fig-2", "attention-decreasing-in-heads")
+@claim_check("deora-fig-2", "attention-decreasing-in-heads", shares="deora-smoke-dm1-runs")
 def check_fig2_attention(runs: dict[str, Any] | None = None, *, increasing: bool = False) -> CheckRecord:
     """GD with eta = 1: at step K the attention score on the relevant token and the average
     ``||W_h||`` are strictly decreasing in H, every trial."""
@@ -270,7 +270,7 @@ def check_fig2_attention(runs: dict[str, Any] | None = None, *, increasing: bool
                        no_search=_RUNS)
 
 
-@claim_check("deora-fig-2", "margin-growing-largest-for-one-head")
+@claim_check("deora-fig-2", "margin-growing-largest-for-one-head", shares="deora-smoke-dm1-runs")
 def check_fig2_margin(runs: dict[str, Any] | None = None, *, best_H: int | None = None) -> CheckRecord:
     """GD with eta = 1: the normalized margin of H = 1 does not decrease over the last decade of
     steps (logged points), and at step K it is the largest over H, every trial.
@@ -307,7 +307,7 @@ def check_fig2_full_margin(runs: dict[str, Any], *, fraction: float = 0.8, step:
                        no_search=_FULL)
 
 
-@claim_check("deora-fig-3", "gd-sqrt-heads-faster-smaller-margin")
+@claim_check("deora-fig-3", "gd-sqrt-heads-faster-smaller-margin", shares="deora-smoke-dm1-runs")
 def check_fig3_gd(runs: dict[str, Any] | None = None, *, reverse: bool = False) -> CheckRecord:
     """GD with eta = sqrt(H): at step K the train loss and the normalized margin are strictly
     decreasing in H, every trial (faster training, margin further from gamma_attn)."""
@@ -319,7 +319,7 @@ def check_fig3_gd(runs: dict[str, Any] | None = None, *, reverse: bool = False) 
                        no_search=_RUNS)
 
 
-@claim_check("deora-fig-3", "adam-early-loss-decreasing-in-heads")
+@claim_check("deora-fig-3", "adam-early-loss-decreasing-in-heads", shares="deora-smoke-dm1-runs")
 def check_fig3_adam(runs: dict[str, Any] | None = None, *, step: int = 10, reverse: bool = False) -> CheckRecord:
     """Adam (eta = 0.06): at step 10 the train loss is strictly decreasing in H, every trial
     (compared early: later the loss reaches Adam's epsilon floor)."""
