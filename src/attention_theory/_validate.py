@@ -23,6 +23,7 @@ __all__ = [
     "check_real",
     "check_callable",
     "reject_complex",
+    "reject_masked",
     "as_tensor",
     "as_array",
     "as_matrix",
@@ -59,8 +60,18 @@ def as_array(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
     return arr
 
 
+def reject_masked(x: Any, name: str) -> None:
+    """A NumPy masked array would lose its mask silently in a conversion to a plain array (and
+    its masked values would be used)."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array: its mask would be ignored; pass {name}.filled(value) "
+                        f"or {name}.compressed() instead")
+
+
 def reject_complex(x: Any, name: str) -> None:
-    """Complex input would lose its imaginary part silently in a float64 conversion."""
+    """Complex input would lose its imaginary part silently in a float64 conversion (a masked
+    array, its mask: refused too)."""
+    reject_masked(x, name)
     try:
         is_complex = np.iscomplexobj(x)
     except (TypeError, ValueError):  # ragged or non-numeric: the float64 conversion reports it
@@ -183,13 +194,14 @@ def real_values(x: Any, name: str, what: str = "an array of numbers") -> Any:
     """``x`` as real numbers, before any check of shape or value: a real torch tensor is returned
     as it is (dtype, device and graph kept), anything else as a float64 numpy array.
 
-    Raises ``TypeError`` for ``None``, strings, bools, complex or bool tensors, complex arrays and
-    non-numeric input; ``what`` completes the message ("``name`` must be ``what``").
+    Raises ``TypeError`` for ``None``, strings, bools, complex or bool tensors, complex arrays,
+    masked arrays (their mask would be ignored) and non-numeric input; ``what`` completes the message ("``name`` must be ``what``").
     """
     import torch
 
     if x is None or isinstance(x, (str, bytes, bool)):
         raise TypeError(f"{name} must be {what}, got {type(x).__name__}")
+    reject_masked(x, name)
     if isinstance(x, torch.Tensor):
         if x.is_complex() or x.dtype == torch.bool:
             raise TypeError(f"{name} must be real-valued, got dtype {x.dtype}")
@@ -213,6 +225,7 @@ def check_finite(x: Any, name: str) -> Any:
         except RuntimeError:  # data-dependent control flow inside vmap/grad transforms
             finite = True
     elif isinstance(x, np.ndarray):
+        reject_masked(x, name)
         finite = bool(np.isfinite(x).all()) if x.dtype.kind in "fc" else True
     else:
         raise TypeError(f"{name} must be a torch tensor or a numpy array, got {type(x).__name__}")

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from attention_theory._validate import as_array
 from attention_theory.cluster import worker_count
 from attention_theory.papers import PAPERS
 
@@ -84,13 +85,9 @@ def time_sweep(workers: int) -> dict[str, float]:
 
 def summarize_times(times: Sequence[float]) -> dict[str, float]:
     """``{"min", "median", "max", "n"}`` of repeated measurements (seconds)."""
-    if isinstance(times, (str, bytes)) or not hasattr(times, "__iter__"):
-        raise TypeError(f"times must be a sequence of seconds, got {type(times).__name__}")
-    values = [float(t) for t in times]
-    if not values:
-        raise ValueError("times must hold at least one measurement")
-    if any(not (v >= 0) or v == float("inf") for v in values):
-        raise ValueError(f"times must be finite numbers >= 0, got {values}")
+    values = as_array(times, "times", ndim=1).tolist()
+    if any(v < 0 for v in values):
+        raise ValueError(f"times must be seconds >= 0, got {values}")
     return {"min": min(values), "median": statistics.median(values), "max": max(values), "n": len(values)}
 
 

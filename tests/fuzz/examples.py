@@ -542,6 +542,7 @@ EXAMPLES.update({
     "attention_theory.verify.campaign.campaign_tasks": lambda: dict(claims=["qin-thm-2"]),
     "attention_theory.verify.campaign.completed_tasks": lambda: dict(folder="_build/no-such-registry", scale="smoke"),
     "attention_theory.verify.campaign.known_durations": lambda: dict(),
+    "attention_theory.workers_benchmark.summarize_times": lambda: dict(times=[1.0, 2.0, 3.0]),
     "attention_theory.verify.campaign.predict_wall": lambda: dict(durations=[5.0, 3.0, 2.0], workers=2),
     "attention_theory.verify.campaign.trains_experiment": lambda: dict(fn=check_maurey_tightness),
     "attention_theory.verify.campaign.read_manifest": lambda: dict(folder="_build/no-such-registry"),
@@ -563,6 +564,9 @@ EXCLUDED.update({
     "attention_theory.experiment.shard_dir": "takes a RunContext of the experiment CLI (tests/core/test_experiment_shards.py)",
     "attention_theory.trauger.sparse_majority.experiment.authors_shard": "trains one shard of the sweep from a "
         "RunContext (tests/core/test_experiment_shards.py)",
+    "attention_theory.workers_benchmark.main": "the bench-workers command: runs whole smoke campaigns",
+    "attention_theory.workers_benchmark.time_campaign": "runs a whole smoke campaign as a command (minutes)",
+    "attention_theory.workers_benchmark.time_sweep": "runs a smoke sweep as a command (seconds)",
     "attention_theory.verify.campaign.CheckTask": "a declaration of a campaign task (built by campaign_tasks)",
     "attention_theory.verify.campaign.run_check_task": "runs registered checks: they take no user input "
         "(tests/core/test_campaign.py)",
@@ -1134,6 +1138,10 @@ ALLOWED.update({
                           for k in ("complex", "empty", "wrong_rank", "negative")},
     _V + "real_values": {f"x:{k}": "converts only: values, shape and size are the caller's checks"
                          for k in ("nan", "inf", "negative", "empty", "wrong_rank")},
+})
+EXCLUDED.update({
+    _V + "reject_masked": "a validator of one property (masked or not): any other input passes through by "
+                          "design, as reject_complex's; exercised by every function that converts arrays",
 })
 ALLOWED.update({
     _V + "check_real": {"x:negative": "a real number of either sign"},

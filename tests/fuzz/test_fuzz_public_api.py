@@ -95,9 +95,10 @@ EXHAUSTIVE_POSITIONS = tuple(range(8)) if FULL else (0, 1, 7)
 #: seconds one call may take before it counts as a hang
 CALL_TIMEOUT = 60.0
 
-KINDS = ("nan", "inf", "complex", "negative", "empty", "wrong_rank", "none", "string")
-#: a silent return is a failure for these mutations (unless ALLOWED)
-MUST_RAISE = {"nan", "inf", "complex", "empty", "wrong_rank", "none", "string"}
+KINDS = ("nan", "inf", "complex", "negative", "empty", "wrong_rank", "none", "string", "masked")
+#: a silent return is a failure for these mutations (unless ALLOWED); "masked": a NumPy masked
+#: array (one entry masked), whose mask a float64 conversion would silently drop
+MUST_RAISE = {"nan", "inf", "complex", "empty", "wrong_rank", "none", "string", "masked"}
 
 
 # --------------------------------------------------------------------------------- collection
@@ -206,7 +207,8 @@ def applicable(value: Any) -> tuple[str, ...]:
         kind = (a if a is not None else value).dtype
         is_int = (kind.kind in "iu") if isinstance(kind, np.dtype) else not kind.is_floating_point
         base = ("nan", "inf", "complex", "empty", "wrong_rank", "none", "string")
-        return base + (("negative",) if is_int else ())
+        masked = ("masked",) if isinstance(value, np.ndarray) and value.size else ()
+        return base + (("negative",) if is_int else ()) + masked
     if isinstance(value, str):
         return ("nan", "none", "string")
     return ("none", "string")
@@ -267,6 +269,10 @@ def mutate(value: Any, kind: str, pos: int = 0) -> Any:
         return back(a[:0] if a.ndim else np.zeros((0,), dtype=a.dtype))
     if kind == "wrong_rank":
         return back(a[None] if a.ndim < 2 else a.reshape(-1))
+    if kind == "masked":
+        mask = np.zeros(a.shape, dtype=bool)
+        mask.reshape(-1)[pos % a.size] = True
+        return np.ma.masked_array(a, mask=mask)
     raise AssertionError(kind)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_positive
+from attention_theory._validate import as_array, check_positive, reject_masked
 from attention_theory.foundations.softmax import softmax
 
 __all__ = [
@@ -59,6 +59,7 @@ def empirical_logistic_risk(margins: np.ndarray) -> dict[str, float]:
 
 
 def _labels(y: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    reject_masked(y, "y")
     y = np.asarray(y)
     if not np.issubdtype(y.dtype, np.integer):
         raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")

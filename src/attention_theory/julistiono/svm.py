@@ -18,6 +18,8 @@ from typing import Any as _Any
 
 import numpy as _np
 
+from attention_theory._validate import reject_masked as _reject_masked
+
 __all__ += ["AttSVMSolution", "lp_att_svm", "lp_v_svm", "svm_slacks", "support_tokens",
             "is_locally_optimal", "select_alpha"]
 
@@ -52,6 +54,7 @@ def _att_constraints(X: _np.ndarray, z: _np.ndarray, alpha: _np.ndarray) -> tupl
 
 
 def _check_alpha(alpha: _Any, n: int, T: int) -> _np.ndarray:
+    _reject_masked(alpha, "alpha")
     a = _np.asarray(alpha)
     if a.shape != (n,) or not _np.issubdtype(a.dtype, _np.integer):
         raise ValueError(f"alpha must be an integer array of shape ({n},), got {a.shape} {a.dtype}")

@@ -39,7 +39,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from attention_theory._validate import check_path
+from attention_theory._validate import as_array, check_path
 from attention_theory.cluster import counting_piece_cpu, one_thread
 from attention_theory.config import SCALES, use_scale
 from attention_theory.provenance import git_commit
@@ -310,11 +310,9 @@ def predict_wall(durations: Iterable[float], workers: int) -> float:
     task (the critical path) nor below the total divided by ``workers``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    if isinstance(durations, (str, bytes)) or not hasattr(durations, "__iter__"):
-        raise TypeError(f"durations must be an iterable of seconds, got {type(durations).__name__}")
-    times = sorted((float(d) for d in durations), reverse=True)
-    if any(not (t >= 0) or t == float("inf") for t in times):
-        raise ValueError("durations must be finite numbers >= 0")
+    times = sorted(as_array(durations, "durations", ndim=1).tolist(), reverse=True)
+    if any(t < 0 for t in times):
+        raise ValueError("durations must be seconds >= 0")
     free = [0.0] * workers
     for t in times:
         i = min(range(workers), key=free.__getitem__)

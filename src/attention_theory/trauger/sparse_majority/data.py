@@ -139,6 +139,9 @@ def sample_sequences(n: int, T: int, *, seed: int) -> torch.Tensor:
 def with_cls(S: torch.Tensor) -> torch.Tensor:
     """Prepend the ``[CLS]`` token: ``(n, T)`` -> tokens ``(n, T + 1)`` with column 0 = :data:`CLS`."""
     _check_bits(S, "S")
+    if S.dtype == torch.bool:  # True/False cannot hold the symbol 2: [CLS] would become a 1
+        raise TypeError("S must have an integer or floating dtype to take the [CLS] symbol 2, got torch.bool "
+                        "(convert with S.long())")
     cls = torch.full((S.shape[0], 1), CLS, dtype=S.dtype)
     return torch.cat([cls, S], dim=1)
 
