@@ -171,7 +171,6 @@ def open_client(spec: ClusterSpec, *, echo: Callable[[str], None] = print) -> It
     except ImportError:  # pragma: no cover - the [cluster] extra is part of [book]
         raise SystemExit("error: --workers/--scheduler/--cluster need Dask: "
                          "pip install -e '.[cluster]'") from None
-    cluster = None
     with contextlib.ExitStack() as stack:
         if spec.scheduler is not None:
             client = stack.enter_context(Client(spec.scheduler))
@@ -181,7 +180,11 @@ def open_client(spec: ClusterSpec, *, echo: Callable[[str], None] = print) -> It
             except ImportError:  # pragma: no cover
                 raise SystemExit("error: --cluster needs dask-jobqueue: pip install -e '.[cluster]'") from None
             kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[spec.cluster]
-            cluster = stack.enter_context(kind())
+            try:
+                cluster = stack.enter_context(kind())
+            except ValueError as exc:  # no cores/memory configured: say where they go
+                raise SystemExit(f"error: --cluster {spec.cluster}: {str(exc).splitlines()[0]} Set them under "
+                                 f"jobqueue: {spec.cluster}: in ~/.config/dask/jobqueue.yaml (see the README).") from None
             cluster.scale(jobs=spec.jobs)
             client = stack.enter_context(Client(cluster))
         else:

@@ -255,4 +255,15 @@ def test_predicted_wall_time_is_a_longest_first_schedule():
 def test_plan_prints_the_manifest_durations(sequential, capsys):
     assert main(["check", "--plan", "--registry", str(sequential)]) == 0
     out = capsys.readouterr().out
-    assert "predicted wall time" in out and "32 worker(s)" in out and "slowest tasks" in out
+    assert "predicted wall time" in out and "32 worker(s)" in out and "costliest tasks" in out
+
+
+def test_a_batch_cluster_without_configuration_says_where_it_goes():
+    # dask-jobqueue reads ~/.config/dask/jobqueue.yaml; with none, the command names that file
+    import dask
+    import dask_jobqueue  # noqa: F401 - loads its defaults into Dask's configuration
+
+    with dask.config.set({"jobqueue.slurm.cores": None, "jobqueue.slurm.memory": None}):
+        with pytest.raises(SystemExit, match="jobqueue.yaml"):
+            with cluster.open_client(cluster.ClusterSpec(cluster="slurm", jobs=2), echo=lambda _: None):
+                pass

@@ -288,7 +288,8 @@ def completed_tasks(folder: str | os.PathLike, scale: str) -> set[str]:
 
 
 def known_durations(*folders: str | os.PathLike) -> dict[str, float]:
-    """Wall seconds per function from the manifests of ``folders`` (the first that knows wins)."""
+    """CPU seconds per task from the manifests of ``folders`` (the first that knows wins): what a
+    task costs a dedicated single-threaded worker, the campaign's order (longest first)."""
     out: dict[str, float] = {}
     for folder in folders:
         path = Path(check_path(folder, "folder"))
@@ -299,8 +300,8 @@ def known_durations(*folders: str | os.PathLike) -> dict[str, float]:
         except ValueError:
             continue
         for name, entry in tasks.items():
-            if name not in out and isinstance(entry.get("wall_s"), (int, float)):
-                out[name] = float(entry["wall_s"])
+            if name not in out and isinstance(entry.get("cpu_s"), (int, float)):
+                out[name] = float(entry["cpu_s"])
     return out
 
 
