@@ -528,16 +528,18 @@ def rho_vec(D: np.ndarray, B: np.ndarray, T: np.ndarray, d: np.ndarray, R: np.nd
     """Vectorized ``rho(theta)`` (same formula as :func:`attention_theory.deora.bounds.rho`).
 
     Numbers or arrays broadcast against each other: ``D, B >= 0``, ``T, d, R, H > 0``."""
-    shapes = []
+    arrays = []
     for name, x, lo in (("D", D, 0.0), ("B", B, 0.0), ("T", T, None), ("d", d, None), ("R", R, None),
                         ("H", H, None)):
         a = as_array(x, name)
         if (lo is not None and np.any(a < lo)) or (lo is None and np.any(a <= 0)):
             raise ValueError(f"{name} must be {'>= 0' if lo is not None else '> 0'}")
-        shapes.append(a.shape)
+        arrays.append(a)
     try:
-        np.broadcast_shapes(*shapes)
+        np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
-        raise ValueError(f"D, B, T, d, R, H must have broadcastable shapes, got {shapes}") from None
+        raise ValueError(f"D, B, T, d, R, H must have broadcastable shapes, got {[a.shape for a in arrays]}") from None
+    # computed on the converted arrays: a Python list times 3 would repeat the list
+    D, B, T, d, R, H = (a if a.ndim else float(a) for a in arrays)
     a = 3 * np.sqrt(d) * R**2 * (3 * np.sqrt(T) * R**3 * (3 * D + B) + 2 * np.sqrt(T) * R)
     return (2 * np.sqrt(T * d) * R**3 / np.sqrt(H) + T * R**2 / 4) * a**2
