@@ -97,23 +97,21 @@ def worker_count(text: str) -> int:
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     if text.strip().lower() == "auto":
         return _cores()
+    return _at_least_one(text, "a positive integer or 'auto'")
+
+
+def _at_least_one(text: str, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
 
 
 def _job_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+    return _at_least_one(text, "a positive integer")
 
 
 def add_cluster_options(ap: argparse.ArgumentParser) -> None:
