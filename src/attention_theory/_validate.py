@@ -35,6 +35,9 @@ __all__ = [
     "check_path",
     "check_rng",
     "check_seed",
+    "check_seeds",
+    "torch_generator",
+    "seed_torch_default",
     "real_values",
     "check_finite",
     "check_mapping",
@@ -162,9 +165,76 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     return rng
 
 
+#: Seeds are integers in ``[0, SEED_LIMIT)``: every seed fits a signed 64-bit integer (what
+#: ``torch`` and JSON readers in other languages can hold).
+SEED_LIMIT = 2 ** 63
+
+
 def check_seed(seed: Any, name: str = "seed") -> int:
-    """A seed for ``np.random.default_rng``/``torch.manual_seed``: an integer >= 0."""
-    return check_int(seed, name, minimum=0)
+    """A seed for ``np.random.default_rng`` or :func:`torch_generator`: an integer in ``[0, 2**63)``."""
+    seed = check_int(seed, name, minimum=0)
+    if seed >= SEED_LIMIT:
+        raise ValueError(f"{name} must be < 2**63 = {SEED_LIMIT}, got {seed}")
+    return seed
+
+
+def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
+    """A non-empty sequence of distinct seeds (each as :func:`check_seed`); two runs with one
+    seed would carry one label and different numbers."""
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of integers, got {type(seeds).__name__}")
+    out = tuple(check_seed(s, f"{name}[{i}]") for i, s in enumerate(seeds))
+    if not out:
+        raise ValueError(f"{name} must not be empty")
+    seen: set[int] = set()
+    for s in out:
+        if s in seen:
+            raise ValueError(f"{name} must be distinct: {s} appears more than once")
+        seen.add(s)
+    return out
+
+
+#: Byte layout of a CPU ``torch.Generator`` state: initial seed (u64), ``left`` and ``seeded``
+#: (i32), ``next`` (u64), then the 624 Mersenne Twister words, each stored as a u64.
+_MT_WORDS_AT = 24
+_MT_WORDS = 624
+
+
+def torch_generator(seed: int) -> torch.Generator:
+    """A CPU ``torch.Generator`` determined by the whole integer ``seed`` (>= 0).
+
+    ``torch.Generator.manual_seed`` keeps only the low 32 bits of its seed (its Mersenne Twister
+    takes a 32-bit seed), so seeds ``s`` and ``s + 2**32`` would draw the same numbers. Below
+    ``2**32`` this is ``manual_seed(seed)`` exactly (so every committed result is unchanged); from
+    ``2**32`` on, the twister's 624 state words come from ``numpy.random.SeedSequence(seed)``,
+    which uses every bit of the integer.
+    """
+    import torch
+
+    seed = check_int(seed, "seed", minimum=0)
+    g = torch.Generator()
+    g.manual_seed(seed & 0xFFFF_FFFF)
+    if seed < 2 ** 32:
+        return g
+    words = np.random.MT19937(np.random.SeedSequence(seed)).state["state"]["key"]
+    state = g.get_state().numpy().copy()
+    state[:8] = np.frombuffer(np.uint64(seed % 2 ** 64).tobytes(), dtype=np.uint8)
+    block = state[_MT_WORDS_AT:_MT_WORDS_AT + 8 * _MT_WORDS].view(np.uint64)
+    block[:] = words.astype(np.uint64)
+    g.set_state(torch.from_numpy(state))
+    return g
+
+
+def seed_torch_default(seed: int) -> None:
+    """Seed torch's default generators (CPU and any accelerator) from the whole integer ``seed``,
+    for code that draws from them (module initialisation, dropout); callers restore the state
+    after (``torch.random.fork_rng``). Below ``2**32`` this is ``torch.manual_seed(seed)``."""
+    import torch
+
+    seed = check_int(seed, "seed", minimum=0)
+    torch.manual_seed(seed & 0xFFFF_FFFF)
+    if seed >= 2 ** 32:
+        torch.random.set_rng_state(torch_generator(seed).get_state())
 
 
 def as_tensor(x: Any, name: str, *, ndim: int | None = None,

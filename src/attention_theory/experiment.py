@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from attention_theory._validate import check_path
+from attention_theory._validate import SEED_LIMIT, check_path
 from attention_theory.cluster import add_cluster_options, cluster_spec, one_thread, open_client
 from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
@@ -55,7 +55,7 @@ from attention_theory.results import (
 
 __all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_dir", "run_shards", "SHARDS_FOLDER", "experiments", "find_experiment",
            "run_cli", "ensure_writable", "move_checkpoints_aside", "CHECKPOINT_NAME",
-           "positive_int", "nonnegative_int", "positive_float"]
+           "positive_int", "nonnegative_int", "positive_float", "seed_int", "DistinctSeeds"]
 
 #: Names of checkpoint files in an output folder (``checkpoint-*`` or hidden ``.*checkpoint*``),
 #: not counting files already moved aside (``*.moved-<timestamp>``).
@@ -81,6 +81,26 @@ def positive_int(text: str) -> int:
 def nonnegative_int(text: str) -> int:
     """An integer >= 0 (for seeds)."""
     return _int_at_least(text, 0, "an integer >= 0")
+
+
+def seed_int(text: str) -> int:
+    """A seed: an integer in ``[0, 2**63)`` (what :func:`attention_theory._validate.check_seed` accepts)."""
+    value = _int_at_least(text, 0, "a seed (an integer >= 0)")
+    if value >= SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"expected a seed < 2**63, got {text!r}")
+    return value
+
+
+class DistinctSeeds(argparse.Action):
+    """``--seeds S [S ...]``: seeds as :func:`seed_int`, each at most once (two runs with one seed
+    would share a label and differ in their numbers)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        repeated = sorted({v for v in values if list(values).count(v) > 1})
+        if repeated:
+            parser.error(f"{option_string}: each seed at most once, repeated: {repeated}")
+        setattr(namespace, self.dest, list(values))
 
 
 def positive_float(text: str) -> float:

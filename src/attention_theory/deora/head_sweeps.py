@@ -42,6 +42,7 @@ from attention_theory._validate import (
     check_path,
     check_positive,
     check_seed,
+    torch_generator,
 )
 from attention_theory.deora import dm1
 from attention_theory.deora.dm2 import Teacher, planted_teacher, sample_dm2
@@ -114,7 +115,7 @@ def init_heads(B: int, H: int, T: int, d: int, *, scale: float = 0.0,
     if scale == 0:
         return torch.zeros(B, H, T, d, dtype=DTYPE), torch.zeros(B, H, d, d, dtype=DTYPE)
     check_positive(scale, "scale")
-    g = torch.Generator().manual_seed(seed)
+    g = torch_generator(seed)
     return (scale * torch.randn(B, H, T, d, generator=g, dtype=DTYPE),
             scale * torch.randn(B, H, d, d, generator=g, dtype=DTYPE))
 

@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_positive, check_probability
+from attention_theory._validate import check_int, check_positive, check_probability, check_seed
 
 __all__ = ["NEGATORS", "FILLERS", "SPECIAL_TOKENS", "DEFAULT_N_POLAR", "Lexicon", "load_vader_lexicon", "polar_lexicon",
            "label_tokens", "generate", "WordVocab", "lexicon_dataset"]
@@ -123,7 +123,7 @@ def polar_lexicon(min_valence: float = 1.5, n_polar: int | None = None, seed: in
     min_valence = check_positive(min_valence, "min_valence")
     if n_polar is not None:
         n_polar = check_int(n_polar, "n_polar")
-    seed = check_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     if min_valence > 4:
         raise ValueError(f"min_valence must be at most 4 (the lexicon's range), got {min_valence}")
     lex = load_vader_lexicon()
@@ -206,7 +206,7 @@ def generate(n: int, *, seed: int = 0, min_len: int = 8, max_len: int = 24, max_
     need more (``max_polar * (max_gap + 2)`` tokens must fit, which the defaults satisfy).
     """
     n = check_int(n, "n")
-    seed = check_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     min_len = check_int(min_len, "min_len")
     max_len = check_int(max_len, "max_len")
     max_polar = check_int(max_polar, "max_polar")

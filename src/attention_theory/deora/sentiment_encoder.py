@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from attention_theory._validate import check_int, check_seed
+from attention_theory._validate import check_int, check_seed, seed_torch_default
 
 __all__ = ["SentimentEncoder", "build_encoder", "parameter_count"]
 
@@ -74,7 +74,7 @@ def build_encoder(vocab_size: int, n_heads: int, *, seed: int = 0, dtype: torch.
     default = torch.get_default_dtype()
     try:
         torch.set_default_dtype(dtype)
-        torch.manual_seed(seed)
+        seed_torch_default(seed)
         model = SentimentEncoder(vocab_size, n_heads=n_heads, **kwargs)
     finally:
         torch.set_default_dtype(default)

@@ -43,17 +43,25 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_path, check_positive, check_seed
+from attention_theory._validate import (
+    check_int,
+    check_path,
+    check_positive,
+    check_seed,
+    seed_torch_default,
+    torch_generator,
+)
 from attention_theory.config import pick
 from attention_theory.deora import lexicon_sentiment as ls
 from attention_theory.deora.sentiment_encoder import build_encoder
 from attention_theory.experiment import (
+    DistinctSeeds,
     Experiment,
     Part,
     PartResult,
     RunContext,
-    nonnegative_int,
     positive_int,
+    seed_int,
 )
 from attention_theory.results import load_json_checkpoint, repo_results_dir, save_json_checkpoint
 
@@ -184,7 +192,7 @@ def build_model(name_or_path: str | os.PathLike, num_attention_heads: int, *, nu
                          f"of {name_or_path} (head size = hidden / H)")
     # the new classifier head is drawn from torch's global generator: seed it, and restore it after
     with _offline(), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        seed_torch_default(seed)
         model = AutoModelForSequenceClassification.from_pretrained(
             name_or_path, num_attention_heads=num_attention_heads, num_labels=num_labels, local_files_only=True)
     if model.config.num_attention_heads != num_attention_heads:
@@ -258,7 +266,7 @@ def finetune(model: Any, tokenizer: Any, train: tuple[Sequence[str], Any],
                          f"and {len(labels)}")
     # dropout draws from torch's global generator: seed it for this loop and restore it after
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        seed_torch_default(seed)
         return _finetune_loop(model, tokenizer, sents, labels, validation, lr=lr, batch_size=batch_size,
                               epochs=epochs, weight_decay=weight_decay, max_length=max_length, seed=seed,
                               max_steps=max_steps, device=device, progress=progress, desc=desc)
@@ -270,7 +278,7 @@ def _finetune_loop(model: Any, tokenizer: Any, sents: Sequence[str], labels: tor
                    progress: bool, desc: str) -> dict[str, Any]:
     from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
 
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch_generator(seed)
     model.to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     step_loss: list[float] = []
@@ -363,7 +371,7 @@ def write_fixture(root: str | os.PathLike, *, hidden_size: int = 32, num_layers:
     state, default = torch.random.get_rng_state(), torch.get_default_dtype()
     try:  # float32 like a real checkpoint, whatever the default dtype of this process
         torch.set_default_dtype(torch.float32)
-        torch.manual_seed(seed)
+        seed_torch_default(seed)
         RobertaForSequenceClassification(config).save_pretrained(model_dir)
     finally:
         torch.set_default_dtype(default)
@@ -559,7 +567,7 @@ def train_substitute(data: dict[str, Any], H: int, *, seed: int = 0, epochs: int
     model = build_encoder(len(data["vocab"]), H, seed=seed, dtype=tdtype, d_model=d_model, n_layers=n_layers,
                           d_ff=d_ff, max_len=Xtr.shape[1])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    gen = torch.Generator().manual_seed(10_000 + seed)
+    gen = torch_generator(10_000 + seed)
     n = len(ytr)
     per_epoch = math.ceil(n / batch_size)
     eval_at = {round(per_epoch * e / evals_per_epoch) + k * per_epoch
@@ -684,7 +692,7 @@ def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--model", default=DEFAULT_MODEL, help="sst2: model id or folder")
     ap.add_argument("--data", default=None, help="sst2: folder with GLUE train.tsv/dev.tsv (default: datasets cache)")
     ap.add_argument("--heads", type=positive_int, nargs="+", default=None, help="head counts")
-    ap.add_argument("--seeds", type=nonnegative_int, nargs="+", default=None, help="substitute: seeds")
+    ap.add_argument("--seeds", type=seed_int, nargs="+", action=DistinctSeeds, default=None, help="substitute: seeds")
 
 
 def _sst2_preflight(ctx: RunContext) -> str | None:

@@ -29,6 +29,7 @@ from attention_theory._validate import (
     check_seed,
     config_dict,
     real_values,
+    torch_generator,
 )
 from attention_theory.cluster import map_pieces
 from attention_theory.config import pick
@@ -303,7 +304,7 @@ def init_heads(H: int, T: int, d: int, scale: float, seed: int) -> torch.Tensor:
     H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
     scale = check_positive(scale, "scale", allow_zero=True)
     seed = check_seed(seed)
-    g = torch.Generator().manual_seed(seed)
+    g = torch_generator(seed)
     th = torch.randn(H, md.head_size(T, d), generator=g, dtype=DT)
     th = th / torch.linalg.vector_norm(th, dim=1, keepdim=True) * scale
     return th.reshape(-1)

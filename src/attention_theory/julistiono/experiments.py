@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_positive
+from attention_theory._validate import as_array, check_positive, torch_generator
 from attention_theory.experiment import Experiment, Part, PartResult, RunContext
 from attention_theory.foundations.mirror import directional_bregman
 from attention_theory.julistiono import model as mj
@@ -115,7 +115,7 @@ def run_e3_standin(*, n_train: int, n_test: int, steps: int, ps: tuple[float, ..
     Xte, yte = planted_sentiment(n_test, seed=seed + 1)
     out: dict[str, Any] = {"n_train": n_train, "n_test": n_test, "steps": steps, "lr": {str(p): E3_LR[p] for p in ps}}
     for p in ps:
-        g = torch.Generator().manual_seed(seed)
+        g = torch_generator(seed)
         E = (torch.randn(200, emb, generator=g, dtype=torch.float64) / emb ** 0.5).requires_grad_(True)
         W = (torch.randn(emb, emb, generator=g, dtype=torch.float64) / emb).requires_grad_(True)
         v = (torch.randn(emb, generator=g, dtype=torch.float64) / emb ** 0.5).requires_grad_(True)
@@ -168,7 +168,7 @@ def run_e4_standin(*, n_train: int, n_test: int, steps: int, seed: int = 0, dim:
     ytr_t = torch.as_tensor(ytr)
     out: dict[str, Any] = {"n_train": n_train, "n_test": n_test, "steps": steps}
     for name, lr in (("md-1.1", 3e-2), ("adam", 1e-2), ("gd", 0.3)):
-        g = torch.Generator().manual_seed(seed)
+        g = torch_generator(seed)
         prm = {
             "emb": torch.randn(4, dim, generator=g, dtype=torch.float64) / 2,
             "pos": torch.randn(17, dim, generator=g, dtype=torch.float64) / dim ** 0.5,

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from attention_theory._validate import as_array, check_int
+from attention_theory._validate import as_array, check_int, check_seed
 
 __all__ = [
     "LOSSES",
@@ -321,7 +321,7 @@ def synthetic_dataset(seed: int, n: int = 6, T: int = 8, d: int = 10) -> dict[st
     Gaussian, ``Y_i = sign`` of a Gaussian.  Returns ``X (n, T, d)``, ``z (n, d)``, ``Y (n,)``,
     ``v (d,)``.
     """
-    check_int(seed, "seed", minimum=0)
+    check_seed(seed)
     n, T, d = check_int(n, "n"), check_int(T, "T", minimum=2), check_int(d, "d")
     rng = np.random.default_rng(seed)
     X = _unit_rows(rng.standard_normal((n, T, d)))

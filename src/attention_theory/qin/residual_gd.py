@@ -16,6 +16,7 @@ import math
 import numpy as np
 import torch
 
+from attention_theory._validate import torch_generator
 from attention_theory.config import cached_per_scale, pick
 from attention_theory.foundations.gd import run_first_order
 from attention_theory.qin import bounds as bq
@@ -125,7 +126,7 @@ def top_hessian(inst: Instance, theta: torch.Tensor, *, block: str | None = None
                 iters: int = 60, seed: int = 0) -> tuple[float, torch.Tensor]:
     """Power iteration for ``||nabla^2 L||_2`` (``block=None``) or for the norm of the Hessian's
     row block ``b`` (``sqrt`` of the top eigenvalue of ``H P_b H``); returns ``(value, vector)``."""
-    g = torch.Generator().manual_seed(seed)
+    g = torch_generator(seed)
     v = torch.randn(theta.shape[0], generator=g, dtype=DT)
     v /= torch.linalg.vector_norm(v)
     sl = block_slices(inst.dims)[block] if block else None

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from attention_theory._validate import torch_generator
 from attention_theory.config import pick
 from attention_theory.deora import model as md
 from attention_theory.deora.bounds import (
@@ -208,7 +209,7 @@ def check_eq2_variance(scaling: Callable[[int], float] = lambda H: 1 / math.sqrt
     ``E_W ||phi(X W X^T) X||_F^2 / (T d)`` (a low-noise Monte Carlo over ``W`` alone); the z-score uses the sample fourth moment (no normality assumption) and must
     stay below ``z_crit`` (Bonferroni-adjusted 99.9% level over the ``H`` values).
     """
-    g = torch.Generator().manual_seed(seed)
+    g = torch_generator(seed)
     T, d, c = 4, 3, 2.0
     X = torch.randn(T, d, generator=g)
     Hs = pick([1, 4, 16, 64], [1, 4, 16, 64, 256])

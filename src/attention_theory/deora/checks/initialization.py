@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from attention_theory._validate import torch_generator
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -152,7 +153,7 @@ def _best_on_sphere(Xs: torch.Tensor, ys: torch.Tensor, H: int, radius: float, *
     t = torch.zeros(p, dtype=DT, requires_grad=True)
     (g,) = torch.autograd.grad(md.empirical_risk(t, Xs, ys, H), t)
     best = float(md.empirical_risk(-radius * g / torch.linalg.vector_norm(g), Xs, ys, H))
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch_generator(seed)
     rnd = torch.randn(n_random, p, generator=gen, dtype=DT)
     rnd = (radius if random_radius is None else random_radius) * rnd / torch.linalg.vector_norm(
         rnd, dim=1, keepdim=True)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from attention_theory._validate import torch_generator
 from attention_theory.config import cached_per_scale, pick
 from attention_theory.foundations.gd import run_first_order
 from attention_theory.qin import bounds as bq
@@ -192,7 +193,7 @@ def check_eq33_directional(grad_fn: Callable[..., dict[str, torch.Tensor]] = qm.
         dims = inst.dims
         g = grad_fn(inst.params, inst.X, inst.Y, inst.cfg)
         gflat = torch.cat([g[b].reshape(-1) for b in BLOCKS])
-        gen = torch.Generator().manual_seed(seed)
+        gen = torch_generator(seed)
         for _ in range(1):
             V = torch.randn(qm.n_params(dims), generator=gen, dtype=DT)
             _, dl = torch.func.jvp(inst.loss, (inst.theta0,), (V,))

@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
+from attention_theory._validate import torch_generator
 from attention_theory.foundations.trend import TrendEstimate
 from attention_theory.trauger.sparse_majority import data as smd
 from attention_theory.trauger.sparse_majority import model as sm
@@ -112,7 +113,7 @@ def check_forward_matches_mha(*, scale_power: float = 0.5, heads: int = 2, d: in
     computed, reference = [], []
     for i, ws in enumerate(weight_scales):
         for T in Ts:
-            g = torch.Generator().manual_seed(100 * i + T)
+            g = torch_generator(100 * i + T)
             p = {k: ws * torch.randn(v.shape, generator=g, dtype=torch.float64) / math.sqrt(d)
                  for k, v in sm.init_params(d, seed=0, dtype=torch.float64).items()}
             tok = smd.make_sparse_majority(T, seed=i, n_train=n, n_val=1).train_tokens

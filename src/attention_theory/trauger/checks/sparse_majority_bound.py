@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
+from attention_theory._validate import torch_generator
 from attention_theory.trauger.sparse_majority import authors_model as am
 from attention_theory.trauger.sparse_majority import theory as th
 from attention_theory.verify import CheckRecord, check_identity, claim_check
@@ -35,7 +36,7 @@ def check_authors_model_in_class(*, embed: Callable[[torch.Tensor, am.ModelShape
     computed, reference, instances = [], [], []
     for i, ws in enumerate(weight_scales):
         for T in Ts:
-            g = torch.Generator().manual_seed(seed + 1000 * i + T)
+            g = torch_generator(seed + 1000 * i + T)
             flat = am.init_authors_params(shape, generator=g, dtype=torch.float64)
             flat = flat + ws * torch.randn(flat.shape, generator=g, dtype=torch.float64)
             run = am.make_authors_run(T, seed=seed + i, n_train=n, n_val=1)

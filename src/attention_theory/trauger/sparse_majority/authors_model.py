@@ -51,7 +51,7 @@ import math
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_seed
 from attention_theory.trauger._args import check_float_tensor, check_int_tensor
 from attention_theory.trauger.sparse_majority.data import check_index_set_size
 
@@ -79,10 +79,12 @@ def run_generator(T: int, seed: int, stream: str) -> torch.Generator:
 
     The seed is ``numpy.random.SeedSequence([seed, T, STREAMS[stream]])``'s first 64-bit word, so
     the streams of one run are independent of each other and of every other run, and a run draws
-    the same numbers whether it is trained alone or in a sweep.
+    the same numbers whether it is trained alone or in a sweep. (The whole ``seed`` enters the
+    SeedSequence, so seeds ``s`` and ``s + 2**32`` differ; torch's twister then keeps the word's
+    low 32 bits, as it did when the committed sweeps were drawn.)
     """
     T = check_int(T, "T", minimum=1)
-    seed = check_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     if stream not in STREAMS:
         raise ValueError(f"stream must be one of {tuple(STREAMS)}, got {stream!r}")
     word = np.random.SeedSequence([seed, T, STREAMS[stream]]).generate_state(1, dtype=np.uint64)[0]
@@ -204,7 +206,7 @@ def make_authors_run(T: int, *, seed: int, n_train: int = 300, n_val: int = 10_0
     embeddings are :func:`random_orthogonal_embeddings`.  Streams: :func:`run_generator`.
     """
     T, k = check_index_set_size(T, k)
-    seed = check_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     n_train = check_int(n_train, "n_train", minimum=1)
     n_val = check_int(n_val, "n_val", minimum=1)
     index_set = torch.sort(torch.randperm(T, generator=run_generator(T, seed, "index_set"))[:k]).values

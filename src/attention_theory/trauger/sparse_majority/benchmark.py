@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_seed
 from attention_theory.trauger._args import check_sequence
 from attention_theory.trauger.sparse_majority.authors_model import (
     TextbookModel,
@@ -65,7 +65,7 @@ def naive_steps_per_second(config: ProtocolConfig, *, epochs: int = 1,
             if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise TypeError(f"runs[{i}] must be a pair (T, seed), got {pair!r}")
             check_int(pair[0], f"runs[{i}] T", minimum=config.k + 1)
-            check_int(pair[1], f"runs[{i}] seed", minimum=0)
+            check_seed(pair[1], f"runs[{i}] seed")
     chosen = list(config.runs if runs is None else runs)
     cfg_runs = dataclasses.replace(config, Ts=tuple(sorted({T for T, _ in chosen})),
                                    seeds=tuple(sorted({s for _, s in chosen})))

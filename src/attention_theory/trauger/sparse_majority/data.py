@@ -22,7 +22,7 @@ import dataclasses
 
 import torch
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_seed, torch_generator
 from attention_theory.trauger._args import check_int_tensor
 
 __all__ = [
@@ -47,9 +47,8 @@ PAD = 3
 
 
 def _generator(seed: int) -> torch.Generator:
-    seed = check_int(seed, "seed", minimum=0)
-    g = torch.Generator()
-    g.manual_seed(seed)
+    seed = check_seed(seed)
+    g = torch_generator(seed)
     return g
 
 
@@ -181,7 +180,7 @@ def make_sparse_majority(T: int, *, seed: int, n_train: int = 300, n_val: int = 
     time").
     """
     T = check_int(T, "T", minimum=2)
-    seed = check_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     n_train = check_int(n_train, "n_train")
     n_val = check_int(n_val, "n_val")
     base = 1_000_003 * seed + 7919 * T

@@ -38,14 +38,15 @@ from attention_theory._validate import check_mapping
 from attention_theory.config import SCALES
 from attention_theory.config import scale as _env_scale
 from attention_theory.experiment import (
+    DistinctSeeds,
     Experiment,
     Part,
     PartResult,
     RunContext,
     Shards,
-    nonnegative_int,
     positive_float,
     positive_int,
+    seed_int,
     shard_dir,
 )
 from attention_theory.results import repo_results_dir
@@ -239,7 +240,7 @@ def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--eval-every", type=positive_int, default=None, help="sweep: epochs between evaluations")
     ap.add_argument("--checkpoint-every", type=positive_int, default=None, help="sweep: epochs between checkpoints")
     ap.add_argument("--n-val", type=positive_int, default=None, help="validation samples")
-    ap.add_argument("--seeds", type=nonnegative_int, nargs="+", default=None, help="seeds (default: the scale's)")
+    ap.add_argument("--seeds", type=seed_int, nargs="+", action=DistinctSeeds, default=None, help="seeds (default: the scale's)")
     ap.add_argument("--Ts", type=positive_int, nargs="+", default=None, help="sequence lengths")
     ap.add_argument("--max-wall-s", type=positive_float, default=None,
                     help="sweep: end (after a last evaluation) once this many seconds have passed")

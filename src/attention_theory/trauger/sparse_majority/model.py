@@ -43,7 +43,7 @@ from typing import Mapping
 
 import torch
 
-from attention_theory._validate import check_bool, check_int
+from attention_theory._validate import check_bool, check_int, check_seed, torch_generator
 from attention_theory.trauger._args import check_float_tensor, check_int_tensor, check_sequence
 from attention_theory.trauger.sparse_majority.data import (
     CLS,
@@ -78,9 +78,8 @@ def init_params(d: int = 64, *, seed: int, n_classes: int = 2,
     """
     d = check_int(d, "d", minimum=2)
     n_classes = check_int(n_classes, "n_classes", minimum=2)
-    seed = check_int(seed, "seed", minimum=0)
-    g = torch.Generator()
-    g.manual_seed(seed)
+    seed = check_seed(seed)
+    g = torch_generator(seed)
 
     def glorot(out: int, inp: int) -> torch.Tensor:
         a = math.sqrt(6.0 / (inp + out))

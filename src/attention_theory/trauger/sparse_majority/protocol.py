@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import check_int
+from attention_theory._validate import check_int, check_seeds
 from attention_theory.trauger.sparse_majority.authors_model import ModelShape
 from attention_theory.trauger.sparse_majority.training import SweepConfig
 
@@ -119,8 +119,7 @@ class ProtocolConfig:
             raise ValueError(f"k must be odd so that the majority has no ties, got {k}")
         for T in self.Ts:
             check_int(T, "Ts", minimum=k + 1)
-        for s in self.seeds:
-            check_int(s, "seeds", minimum=0)
+        check_seeds(self.seeds, "seeds")
         for field in ("n_train", "n_val", "d", "heads", "key_dim", "value_dim", "batch_size",
                       "max_epochs", "eval_every", "checkpoint_every", "val_chunk"):
             check_int(getattr(self, field), field, minimum=1)

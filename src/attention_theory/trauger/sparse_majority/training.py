@@ -35,7 +35,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_vector, check_bool, check_int, check_mapping, check_positive
+from attention_theory._validate import (
+    as_vector,
+    check_bool,
+    check_int,
+    check_mapping,
+    check_positive,
+    check_seed,
+    check_seeds,
+    torch_generator,
+)
 from attention_theory.results import load_checkpoint, save_checkpoint
 from attention_theory.trauger._args import check_float_tensor, check_int_tensor
 from attention_theory.trauger.sparse_majority import model as sm
@@ -80,8 +89,7 @@ class SweepConfig:
         check_int(self.k, "k", minimum=1)
         for T in self.Ts:
             check_int(T, "Ts", minimum=self.k + 1)
-        for s in self.seeds:
-            check_int(s, "seeds", minimum=0)
+        check_seeds(self.seeds, "seeds")
         for name in ("n_train", "n_val", "batch_size", "max_epochs", "eval_every",
                      "checkpoint_every", "val_chunk", "d", "heads"):
             check_int(getattr(self, name), name, minimum=1)
@@ -93,7 +101,7 @@ class SweepConfig:
             raise ValueError(f"lr must be a positive number, got {self.lr!r}")
         _check_betas(self.betas, "betas")
         check_positive(self.eps, "eps")
-        check_int(self.shuffle_seed, "shuffle_seed", minimum=0)
+        check_seed(self.shuffle_seed, "shuffle_seed")
         if self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {tuple(_DTYPES)}, got {self.dtype!r}")
 
@@ -273,8 +281,7 @@ def _fresh_state(config: SweepConfig, device: torch.device) -> dict[str, Any]:
     params = sm.stack_params([sm.init_params(config.d, seed=1000 * T + s, dtype=dt)
                               for T, s in config.runs])
     params = {k: t.to(device) for k, t in params.items()}
-    gen = torch.Generator()
-    gen.manual_seed(config.shuffle_seed)
+    gen = torch_generator(config.shuffle_seed)
     best = {k: torch.full((R,), math.inf if k == "val_loss" else math.nan, dtype=torch.float64)
             for k in _BEST_KEYS}
     best["epoch"] = torch.full((R,), -1, dtype=torch.int64)
@@ -481,8 +488,7 @@ def train_naive(config: SweepConfig, *, device: str | torch.device = "cpu", epoc
     data = data if data is not None else build_sweep_data(config)
     dt = _DTYPES[config.dtype]
     t0 = time.perf_counter()
-    gen = torch.Generator()
-    gen.manual_seed(config.shuffle_seed)
+    gen = torch_generator(config.shuffle_seed)
     finals, steps = [], 0
     runs = config.runs
     if progress:
