@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from attention_theory._validate import SEED_LIMIT, check_path
 from attention_theory.cluster import add_cluster_options, cluster_spec, one_thread, open_client
@@ -53,7 +53,7 @@ from attention_theory.results import (
     write_result,
 )
 
-__all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_dir", "run_shards", "SHARDS_FOLDER", "experiments", "find_experiment",
+__all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_dir", "shard_output", "run_shards", "SHARDS_FOLDER", "experiments", "find_experiment",
            "run_cli", "ensure_writable", "move_checkpoints_aside", "CHECKPOINT_NAME",
            "positive_int", "nonnegative_int", "positive_float", "seed_int", "DistinctSeeds"]
 
@@ -351,7 +351,7 @@ def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | N
             print(problem, file=sys.stderr)
             raise SystemExit(2)
     ensure_writable(out)
-    for tmp in clean_temporary_files(out):
+    for tmp in (t for folder in (out, *_shard_folders(out)) for t in clean_temporary_files(folder)):
         print(f"removed {tmp} (left by an interrupted write)", flush=True)
     if args.restart:
         moved = [m for folder in (out, *_shard_folders(out)) for m in move_checkpoints_aside(folder)]
@@ -422,6 +422,38 @@ def shard_dir(ctx: RunContext, part: str, label: str) -> Path:
     folder = Path(ctx.out) / SHARDS_FOLDER / f"{part}-{ctx.scale}" / label
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+#: File name of a shard's finished output inside its shard folder (a ``checkpoint-*`` name, so
+#: ``--restart`` moves it aside like every other checkpoint).
+SHARD_OUTPUT = "checkpoint-output.json"
+
+
+def shard_output(ctx: RunContext, part: str, label: str, config: Mapping[str, Any],
+                 compute: Callable[[], Any]) -> Any:
+    """The output of one shard, computed at most once.
+
+    ``compute()`` returns JSON data (numbers, strings, lists and string-keyed dicts; arrays become
+    lists, non-finite floats the strings ``"nan"``/``"inf"``); it is kept with ``config`` and a
+    SHA-256 in ``<shard folder>/checkpoint-output.json``.  A rerun with the same ``config`` returns
+    the kept output without computing; a damaged file, or one written for another ``config``, is
+    recomputed (and says so).  The output is returned in its JSON form whether computed now or
+    read back, so a merge sees the same values either way."""
+    from attention_theory.results import CheckpointError, load_json_checkpoint, save_json_checkpoint
+
+    if not callable(compute):
+        raise TypeError(f"compute must be callable, got {type(compute).__name__}")
+    path = shard_dir(ctx, part, label) / SHARD_OUTPUT
+    try:
+        saved = load_json_checkpoint(path, config=config)
+    except CheckpointError as exc:
+        print(f"{part} shard {label}: {path} {exc.problem}; computing it again", file=sys.stderr)
+        saved = None
+    if saved is not None:
+        return saved["output"]
+    output = json.loads(json.dumps(jsonable(compute())))
+    save_json_checkpoint(path, {"output": output}, config=config)
+    return output
 
 
 def _shard_folders(out: Path) -> list[Path]:

@@ -28,6 +28,7 @@ import json
 import os
 import pickle
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,7 @@ __all__ = [
     "atomic_write_text",
     "atomic_write_json",
     "clean_temporary_files",
+    "temporary_prefix",
     "write_result",
     "read_result",
     "describe_provenance",
@@ -181,26 +183,40 @@ def provenance(config: Mapping[str, Any], *, wall_time_s: float | None, device: 
     return jsonable(block)
 
 
+def _host_label() -> str:
+    return re.sub(r"[^A-Za-z0-9.]", "_", platform.node() or "host")[:40]
+
+
+def temporary_prefix() -> str:
+    """Prefix of this process's temporary files: ``.tmp-<host>-<pid>-``, so that
+    :func:`clean_temporary_files` can tell a file whose writer died from one being written."""
+    return f"{TEMP_PREFIX}{_host_label()}-{os.getpid()}-"
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (parent folders are created).
 
-    The bytes go to a temporary ``.tmp-*`` file in the same folder, are flushed to disk, and the
-    file is renamed over ``path`` (:func:`os.replace`), so ``path`` holds either the old or the new
-    content, never a mixture.  A failed write removes its temporary file.
+    The bytes go to a temporary ``.tmp-<host>-<pid>-*`` file in the same folder, are flushed to
+    disk, and the file is renamed over ``path`` (:func:`os.replace`), so ``path`` holds either the
+    old or the new content, never a mixture.  A failed write (a full disk, a read-only folder)
+    removes its temporary file and raises an ``OSError`` that names ``path``.
     """
     target = Path(check_path(path, "path"))
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX, suffix=target.suffix)
+    tmp = None
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temporary_prefix(), suffix=target.suffix)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {target} ({exc.strerror or exc})") from None
     finally:
-        if os.path.exists(tmp):  # the write failed before the rename
+        if tmp is not None and os.path.exists(tmp):  # the write failed before the rename
             os.unlink(tmp)
     return target
 
@@ -213,13 +229,33 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def clean_temporary_files(folder: str | os.PathLike, *, older_than_s: float = 600.0) -> list[Path]:
-    """Remove the ``.tmp-*`` files an interrupted atomic write left in ``folder``.
+def _writer_alive(name: str) -> bool | None:
+    """Whether the writer of the temporary file ``name`` still runs: ``None`` when the name does
+    not say (an older name, or another host's file)."""
+    m = re.match(re.escape(TEMP_PREFIX) + r"(.+)-(\d+)-", name)
+    if m is None or m.group(1) != _host_label():
+        return None
+    pid = int(m.group(2))
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
-    Only files last modified more than ``older_than_s`` seconds ago are removed, so a write in
-    progress in another process is left alone.  Not recursive.  Returns the removed paths (a
-    missing folder has none).  Called by :func:`attention_theory.experiment.run_cli` on the
-    output folder before any work.
+
+def clean_temporary_files(folder: str | os.PathLike, *, older_than_s: float = 600.0) -> list[Path]:
+    """Remove the temporary files that interrupted atomic writes left in ``folder``.
+
+    A file whose name says it was written on this host by a process that no longer runs is
+    removed at once; a file of a running writer is left alone; a file whose writer cannot be told
+    (another host's, or an older name without it) is removed once it is older than
+    ``older_than_s`` seconds.  Not recursive.  Returns the removed paths (a missing folder has
+    none).  Called by :func:`attention_theory.experiment.run_cli` on the output folder and its
+    shard folders, and by the check campaign on its registry folder, before any work.
     """
     try:
         older_than_s = float(older_than_s)
@@ -234,7 +270,10 @@ def clean_temporary_files(folder: str | os.PathLike, *, older_than_s: float = 60
     removed = []
     for f in sorted(base.glob(TEMP_PREFIX + "*")):
         try:
-            if f.is_file() and not f.is_symlink() and f.stat().st_mtime <= cutoff:
+            if not f.is_file() or f.is_symlink():
+                continue
+            alive = _writer_alive(f.name)
+            if alive is False or (alive is None and f.stat().st_mtime <= cutoff):
                 f.unlink()
                 removed.append(f)
         except FileNotFoundError:  # removed meanwhile by its writer

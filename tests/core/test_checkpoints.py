@@ -390,3 +390,38 @@ def test_a_planted_checkpoint_that_would_run_code_is_refused(tmp_path):
     with pytest.raises(CorruptCheckpoint, match="refuses to load"):
         load_checkpoint(path)
     assert not marker.exists()
+
+
+def test_a_dead_writers_temporary_file_is_removed_at_once(tmp_path, capsys):
+    """A temporary file names its host and writer: one left by a process that no longer runs is
+    removed at the next start, however young; one of a running writer stays (issue 30, item 8)."""
+    out = tmp_path / "out"
+    shard = out / "shards" / "part-smoke" / "a"
+    shard.mkdir(parents=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = rs.temporary_prefix().split("-")[1]
+    left = [out / f".tmp-{host}-{dead.pid}-x1.json", shard / f".tmp-{host}-{dead.pid}-x2.pt"]
+    live = out / f"{rs.temporary_prefix()}x3.json"            # this process: still writing
+    other_host = out / f".tmp-elsewhere-{dead.pid}-x4.json"    # cannot tell: the age rule
+    for f in (*left, live, other_host):
+        f.write_bytes(b"half")
+    calls = []
+    run_cli(_exp(calls), ["--out", str(out), "--no-progress"])
+    assert not any(f.exists() for f in left) and live.exists() and other_host.exists()
+    printed = capsys.readouterr().out
+    assert all(str(f) in printed for f in left)
+
+
+def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
+    import errno
+
+    def full(fd):  # a full disk shows at the latest when the data are flushed to it
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    target = tmp_path / "result.json"
+    with pytest.raises(OSError, match=r"cannot write .*result\.json \(No space left on device\)") as exc:
+        rs.atomic_write_text(target, "x" * 100_000)
+    assert exc.value.errno == errno.ENOSPC
+    assert not list(tmp_path.glob(".tmp-*")) and not target.exists()

@@ -94,3 +94,63 @@ def test_vector_norm_examples_that_overflowed():
 
     assert vector_norm([3.0, 4.0], 520) == 4.0 * (1 + (0.75) ** 520) ** (1 / 520)
     assert abs(vector_norm([0.3, 0.4], 1e4) - 0.4) < 1e-15
+
+
+def _mp_norm(v, p):
+    import mpmath
+
+    with mpmath.workdps(60):
+        return mpmath.fsum(abs(mpmath.mpf(float(t))) ** p for t in v) ** (1 / mpmath.mpf(p))
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1.0, 1e150, 1e300])
+@pytest.mark.parametrize("q, p", [(1.0, 3.0), (2.0, 7.0), (600.0, 1.0), (1e4, 2.0)])
+def test_matrix_norms_against_high_precision(scale, q, p):
+    """mixed, entrywise, Frobenius, operator (closed forms) and head norms built on the scaled
+    l_p norm stay finite and accurate from 1e-300 to 1e300 (issue 30, item 5)."""
+    import mpmath
+
+    from attention_theory.foundations.norms import (
+        entrywise_norm,
+        frobenius_norm,
+        head_max_norm,
+        mixed_norm,
+        operator_norm,
+    )
+
+    rng = np.random.default_rng(17)
+    W = scale * rng.uniform(0.1, 1.0, size=(3, 4)) * rng.choice([-1, 1], size=(3, 4))
+    with mpmath.workdps(60):
+        cols = [_mp_norm(W[:, j], q) for j in range(4)]
+        want_mixed = float(_mp_norm([float(c) for c in cols], p)) if math.isfinite(p) else None
+        want_col_max = float(max(_mp_norm(W[:, j], p) for j in range(4)))
+        qs = q / (q - 1) if q > 1 else math.inf
+        want_row_max = float(max(_mp_norm(W[i], qs) for i in range(3))) if q > 1 else float(abs(W).max())
+        want_fro = float(_mp_norm(W.ravel(), 2))
+        want_heads = float(max(_mp_norm(W.ravel()[:6], 2), _mp_norm(W.ravel()[6:], 2)))
+    rel = 1e-12
+    assert abs(mixed_norm(W, q, p) - want_mixed) <= rel * want_mixed
+    assert abs(entrywise_norm(W, q) - float(_mp_norm(W.ravel(), q))) <= rel * want_fro * 10
+    assert abs(frobenius_norm(W) - want_fro) <= rel * want_fro
+    assert abs(operator_norm(W, 1.0, p) - want_col_max) <= rel * want_col_max  # q = 1: largest column
+    assert abs(operator_norm(W, q, math.inf) - want_row_max) <= rel * want_row_max  # p = inf: rows, l_{q*}
+    assert abs(head_max_norm(W.ravel(), 2) - want_heads) <= rel * want_heads
+
+
+def test_operator_norm_near_q_equal_1_is_finite():
+    from attention_theory.foundations.norms import operator_norm
+
+    W = np.array([[1.0, -3.0], [4.0, 0.5]])
+    for q in (1.0, 1.0001, 1.0019, 1.01):
+        got = operator_norm(W, q, math.inf)
+        assert math.isfinite(got) and 4.0 <= got <= 4.0 * 2 ** (1 - 1 / q) + 1e-12
+
+
+def test_linear_class_rademacher_is_continuous_in_p_near_1():
+    from attention_theory.foundations.rademacher import linear_class_rademacher_mc
+
+    X = np.random.default_rng(0).standard_normal((6, 3))
+    at_1 = linear_class_rademacher_mc(X, 1.0, 1.0, 200)
+    for p in (1.0001, 1.001, 1.01):
+        est, se = linear_class_rademacher_mc(X, 1.0, p, 200)
+        assert math.isfinite(est) and math.isfinite(se) and abs(est - at_1[0]) <= 0.05 * at_1[0]

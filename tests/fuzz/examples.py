@@ -1175,3 +1175,22 @@ for _name, _extra in {
         "check:string": "plumbing of claim_check, which validates the check name when it registers the pair"},
 }.items():
     ALLOWED.setdefault(_name, {}).update(_extra)
+
+# seeds (issue 30, item 7) and the shards of the other experiments (issue 29, item 4)
+EXAMPLES.update({
+    _V + "check_seeds": lambda: dict(seeds=[0, 5, 2**63 - 1], name="seeds"),
+    _V + "torch_generator": lambda: dict(seed=2**40 + 3),
+})
+NOT_FUZZED_ARGS.update({_V + "check_seeds": ("name",)})
+EXCLUDED.update({
+    _V + "seed_torch_default": "seeds torch's global generators, which its callers restore "
+                               "(torch.random.fork_rng); tested in tests/core/test_seeds.py",
+    "attention_theory.experiment.seed_int": "an argparse type converter: raises argparse.ArgumentTypeError "
+        "by contract (tests/core/test_seeds.py)",
+    "attention_theory.experiment.DistinctSeeds": "an argparse action (tests/core/test_seeds.py)",
+    "attention_theory.experiment.shard_output": "takes a RunContext of the experiment CLI "
+        "(tests/core/test_experiment_shards_papers.py)",
+})
+ALLOWED.setdefault(_V + "torch_generator", {}).update({
+    "seed:seed_2_63": "derived seeds (a seed plus an offset) may pass 2**63: every integer >= 0 maps to "
+                      "its own generator (SeedSequence); the seeds users give are checked by check_seed"})

@@ -95,10 +95,21 @@ EXHAUSTIVE_POSITIONS = tuple(range(8)) if FULL else (0, 1, 7)
 #: seconds one call may take before it counts as a hang
 CALL_TIMEOUT = 60.0
 
-KINDS = ("nan", "inf", "complex", "negative", "empty", "wrong_rank", "none", "string", "masked")
+KINDS = ("nan", "inf", "complex", "negative", "empty", "wrong_rank", "none", "string", "masked",
+         "huge", "tiny", "float16", "float32", "list", "seed_2_63", "seed_alias")
+#: kinds added by issue 30 (extreme but valid input): "huge"/"tiny" put 1e300 / 1e-310 (a
+#: subnormal) in one entry of a float argument (or as the number); "float16"/"float32" pass a float
+#: array in that dtype; "list" passes an array as a nested Python list, which must give the same
+#: numbers as the array or be refused; "seed_2_63" passes 2**63 to an integer argument named
+#: ``*seed*`` (must be refused); "seed_alias" calls with seed + 2**32, which must not give the
+#: example's result (torch's manual_seed keeps only 32 bits). The oracle for huge/tiny/float16/
+#: float32: a ValueError/TypeError naming the argument, or a finite result.
+EXTREME_KINDS = ("huge", "tiny", "float16", "float32", "list")
+#: kinds whose mutation depends on the position of the changed entry
+POSITIONAL_KINDS = {"nan", "inf", "negative", "masked", "huge", "tiny"}
 #: a silent return is a failure for these mutations (unless ALLOWED); "masked": a NumPy masked
 #: array (one entry masked), whose mask a float64 conversion would silently drop
-MUST_RAISE = {"nan", "inf", "complex", "empty", "wrong_rank", "none", "string", "masked"}
+MUST_RAISE = {"nan", "inf", "complex", "empty", "wrong_rank", "none", "string", "masked", "seed_2_63"}
 
 
 # --------------------------------------------------------------------------------- collection
@@ -201,14 +212,19 @@ def applicable(value: Any) -> tuple[str, ...]:
     if isinstance(value, (bool, np.bool_)):
         return ("none", "string")
     if _is_num(value):
-        return ("nan", "inf", "complex", "negative", "wrong_rank", "none", "string")
+        extreme = ("huge", "tiny") if isinstance(value, (float, np.floating)) else ()
+        return ("nan", "inf", "complex", "negative", "wrong_rank", "none", "string") + extreme
     if isinstance(value, (np.ndarray, torch.Tensor)) or _as_numeric_array(value) is not None:
         a = _as_numeric_array(value)
         kind = (a if a is not None else value).dtype
         is_int = (kind.kind in "iu") if isinstance(kind, np.dtype) else not kind.is_floating_point
         base = ("nan", "inf", "complex", "empty", "wrong_rank", "none", "string")
         masked = ("masked",) if isinstance(value, np.ndarray) and value.size else ()
-        return base + (("negative",) if is_int else ()) + masked
+        is_float = not is_int and (kind.kind == "f" if isinstance(kind, np.dtype) else kind.is_floating_point)
+        arrayish = isinstance(value, (np.ndarray, torch.Tensor))
+        extreme = ((("huge", "tiny") if is_float else ()) + (("float16", "float32") if is_float and arrayish else ())
+                   + (("list",) if arrayish and 0 < np.size(value) <= 10_000 else ()))
+        return base + (("negative",) if is_int else ()) + masked + extreme
     if isinstance(value, str):
         return ("nan", "none", "string")
     return ("none", "string")
@@ -239,6 +255,14 @@ def mutate(value: Any, kind: str, pos: int = 0) -> Any:
             return -abs(value) if value != 0 else type(value)(-1)
         if kind == "wrong_rank":
             return np.array([value, value])
+        if kind == "huge":
+            return math.copysign(1e300, float(value) or 1.0)
+        if kind == "tiny":
+            return math.copysign(1e-310, float(value) or 1.0)
+        if kind == "seed_2_63":
+            return 2**63
+        if kind == "seed_alias":
+            return int(value) + 2**32
     is_torch = isinstance(value, torch.Tensor)
     listy = _as_numeric_array(value)
     if is_torch:
@@ -269,6 +293,18 @@ def mutate(value: Any, kind: str, pos: int = 0) -> Any:
         return back(a[:0] if a.ndim else np.zeros((0,), dtype=a.dtype))
     if kind == "wrong_rank":
         return back(a[None] if a.ndim < 2 else a.reshape(-1))
+    if kind in ("huge", "tiny"):
+        b = np.array(a, dtype=np.float64, copy=True)
+        flat = b.reshape(-1)
+        i = pos % b.size
+        flat[i] = math.copysign(1e300 if kind == "huge" else 1e-310, flat[i] or 1.0)
+        return back(b)
+    if kind in ("float16", "float32"):
+        if is_torch:
+            return value.detach().to(getattr(torch, kind))
+        return np.asarray(a, dtype=kind)
+    if kind == "list":
+        return a.tolist()
     if kind == "masked":
         mask = np.zeros(a.shape, dtype=bool)
         mask.reshape(-1)[pos % a.size] = True
@@ -285,8 +321,11 @@ def mutations_of(name: str, example: dict[str, Any]) -> list[tuple[str, str]]:
         skip |= {p.name for p in params.values() if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     except (TypeError, ValueError):
         pass
-    return [(arg, kind) for arg, value in example.items() if arg not in skip
-            for kind in applicable(value)]
+    pairs = [(arg, kind) for arg, value in example.items() if arg not in skip for kind in applicable(value)]
+    pairs += [(arg, kind) for arg, value in example.items() if arg not in skip and "seed" in arg.lower()
+              and isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+              for kind in ("seed_2_63", "seed_alias")]
+    return pairs
 
 
 # ----------------------------------------------------------------------------------- oracle
@@ -450,6 +489,8 @@ def judge(name: str, fn: Callable[..., Any], example: dict[str, Any], arg: str, 
     """Run one mutated call; a failure description, or None when the call behaved."""
     kwargs = dict(example)
     kwargs[arg] = mutate(example[arg], kind, pos)
+    if kind in ("list", "seed_alias"):
+        return _judge_same_or_different(fn, example, kwargs, arg, kind)
     allowed = _allowed(name, arg, kind) or (kind == "none" and _none_allowed(fn, arg))
     try:
         with _isolated(), _time_limit(CALL_TIMEOUT):
@@ -473,6 +514,68 @@ def judge(name: str, fn: Callable[..., Any], example: dict[str, Any], arg: str, 
         return f"{arg}={kind}: silent result (no error)"
     bad = _nonfinite_outside_design(name, out, kwargs)
     return f"{arg}={kind}: NaN/inf from finite input: {bad}" if bad else None
+
+
+def _numbers(obj: Any, depth: int = 0) -> list[np.ndarray]:
+    """The numbers inside ``obj`` (arrays, tensors, numbers, containers, dataclasses, generators'
+    states), in order, as float64/complex arrays: what two results are compared on."""
+    if depth > 6 or obj is None or isinstance(obj, (str, bytes)):
+        return []
+    if isinstance(obj, torch.Generator):
+        return [obj.get_state().numpy().astype(np.float64)]
+    if isinstance(obj, np.random.Generator):
+        return [np.asarray([hash(str(obj.bit_generator.state))], dtype=np.float64)]
+    if isinstance(obj, torch.Tensor):
+        t = obj.detach().cpu()
+        return [t.numpy().astype(np.complex128 if t.is_complex() else np.float64)]
+    if isinstance(obj, (bool, np.bool_, int, float, complex, np.number)):
+        return [np.asarray([obj], dtype=np.complex128 if isinstance(obj, complex) else np.float64)]
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "biufc":
+            return [obj.astype(np.complex128 if obj.dtype.kind == "c" else np.float64)]
+        return [x for v in obj.reshape(-1)[:1000] for x in _numbers(v, depth + 1)]
+    if isinstance(obj, dict):  # durations ("wall_time_s", ...) differ between any two calls
+        return [x for k in sorted(obj, key=str) if "time" not in str(k)
+                for x in _numbers(obj[k], depth + 1)]
+    if isinstance(obj, (list, tuple)):
+        return [x for v in obj[:1000] for x in _numbers(v, depth + 1)]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [x for f in dataclasses.fields(obj) for x in _numbers(getattr(obj, f.name), depth + 1)]
+    return []
+
+
+def _same_numbers(a: Any, b: Any) -> bool:
+    na, nb = _numbers(a), _numbers(b)
+    return len(na) == len(nb) and all(x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+                                      for x, y in zip(na, nb))
+
+
+def _judge_same_or_different(fn: Callable[..., Any], example: dict[str, Any], kwargs: dict[str, Any],
+                             arg: str, kind: str) -> str | None:
+    """"list": the list must give the array's numbers, or be refused naming the argument;
+    "seed_alias": seed + 2**32 must not give the seed's numbers (unless the seed changes nothing)."""
+    try:
+        with _isolated(), _time_limit(CALL_TIMEOUT):
+            out = invoke(fn, kwargs)
+    except (ValueError, TypeError) as exc:
+        if kind == "list" and _names_argument(str(exc), arg):
+            return None
+        return f"{arg}={kind}: {type(exc).__name__}: {str(exc)[:160]}"
+    except _Hang as exc:
+        return f"{arg}={kind}: hang ({exc})"
+    except Exception as exc:  # noqa: BLE001
+        return f"{arg}={kind}: {type(exc).__name__} (not ValueError/TypeError): {str(exc)[:160]}"
+    with _isolated(), _time_limit(CALL_TIMEOUT):
+        base = invoke(fn, dict(example))
+    if kind == "list":
+        return None if _same_numbers(out, base) else f"{arg}={kind}: the list gave other numbers than the array"
+    if not _same_numbers(out, base):
+        return None
+    with _isolated(), _time_limit(CALL_TIMEOUT):
+        next_seed = invoke(fn, {**example, arg: int(example[arg]) + 1})
+    if _same_numbers(next_seed, base):
+        return None  # the seed does not change this example's result
+    return f"{arg}={kind}: seeds s and s + 2**32 give the same result"
 
 
 def _nonfinite_outside_design(name: str, out: Any, kwargs: dict[str, Any]) -> str | None:
@@ -533,7 +636,7 @@ def test_fuzz_public_callable(name: str):
 
     if EXHAUSTIVE:
         for pair in pairs:
-            for pos in EXHAUSTIVE_POSITIONS:
+            for pos in (EXHAUSTIVE_POSITIONS if pair[1] in POSITIONAL_KINDS else (0,)):
                 run.hypothesis.inner_test(pair, pos)
     else:
         run()

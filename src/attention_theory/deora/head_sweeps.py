@@ -29,7 +29,7 @@ import dataclasses
 import math
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import torch
@@ -47,7 +47,15 @@ from attention_theory._validate import (
 from attention_theory.deora import dm1
 from attention_theory.deora.dm2 import Teacher, planted_teacher, sample_dm2
 from attention_theory.deora.model import multi_head_output_bmm, multi_head_output_bmm_unchecked
-from attention_theory.experiment import Experiment, Part, PartResult, RunContext, nonnegative_int
+from attention_theory.experiment import (
+    Experiment,
+    Part,
+    PartResult,
+    RunContext,
+    Shards,
+    nonnegative_int,
+    shard_output,
+)
 
 __all__ = ["TrainSpec", "heads_output", "init_heads", "train_heads",
            "reduced_single_head_spec", "app_g_dm1_config", "dm1_trials", "dm2_trials", "sweep",
@@ -484,14 +492,8 @@ def _check_figure(fig: Any) -> None:
         raise ValueError(f"fig must be a figure name, one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
 
 
-def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_prefix: int = 0,
-               progress: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Run one figure's sweeps; returns ``(data block, config)`` for :func:`~attention_theory.results.write_result`."""
-    _check_figure(fig)
-    if scale not in ("smoke", "full"):
-        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
-    verify_prefix = check_int(verify_prefix, "verify_prefix", minimum=0)
-    progress = check_bool(progress, "progress")
+def _figure_setup(fig: str, scale: str, engine: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(config, data)`` of one figure: the trials (drawn from seed 0) and the sweep's sizes."""
     model = FIGURE_SETTINGS[fig]["data"]
     init_scale = FIGURE_SETTINGS[fig].get("init_scale", 0.0)
     if init_scale > 0:
@@ -506,28 +508,83 @@ def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_
         cfg.update(T=10, d=5, W_norm=3.0, gamma_dm2=0.2)
         data = dm2_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], T=10, d=5, W_norm=3.0,
                           gamma_dm2=0.2, seed=cfg["seed"])
-    runs, checks, settings = {}, {}, []
-    for opt, rule, lr, k_full, k_smoke in FIGURE_SETTINGS[fig]["runs"]:
-        steps = k_full if scale == "full" else k_smoke
-        settings.append(dict(optimizer=opt, lr_rule=rule, lr=lr, steps=steps))
+    cfg["settings"] = [dict(optimizer=opt, lr_rule=rule, lr=lr, steps=k_full if scale == "full" else k_smoke)
+                       for opt, rule, lr, k_full, k_smoke in FIGURE_SETTINGS[fig]["runs"]]
+    return cfg, data
+
+
+def _figure_groups(fig: str, scale: str = "smoke", engine: str = "heads") -> list[tuple[int, tuple[int, ...]]]:
+    """The independent pieces of one figure's sweeps: ``(setting index, head counts)``. The
+    reduced engine trains all ``H`` of a setting in one batch (its numbers depend, in round-off, on
+    the batch), so one piece per setting; the heads engine trains each ``H`` alone, one piece each."""
+    _check_figure(fig)
+    model = FIGURE_SETTINGS[fig]["data"]
+    Hs = FIGURE_SETTINGS[fig]["Hs"] if scale == "full" and "Hs" in FIGURE_SETTINGS[fig] else SCALES[model][scale]["Hs"]
+    heads = engine == "heads" or FIGURE_SETTINGS[fig].get("init_scale", 0.0) > 0
+    n = len(FIGURE_SETTINGS[fig]["runs"])
+    return [(i, (H,)) for i in range(n) for H in Hs] if heads else [(i, tuple(Hs)) for i in range(n)]
+
+
+def _figure_piece(fig: str, index: int, Hs: tuple[int, ...], *, scale: str = "smoke", engine: str = "heads",
+                 verify_prefix: int = 0, progress: bool = False) -> dict[str, Any]:
+    """One piece of :func:`_figure_groups`: the setting ``index`` of ``fig`` trained for the head
+    counts ``Hs``; ``{"runs": {H: logs}, "agreement": ...}`` (the engines' prefix agreement, with
+    ``engine="reduced"`` and ``verify_prefix > 0``; else ``None``)."""
+    cfg, data = _figure_setup(fig, scale, engine)
+    opt, rule, lr, k_full, k_smoke = FIGURE_SETTINGS[fig]["runs"][index]
+    steps = k_full if scale == "full" else k_smoke
+    agreement = None
+    if cfg["engine"] == "reduced" and verify_prefix:
+        agreement = _prefix_agreement(data, list(Hs), opt, rule, lr, min(verify_prefix, steps))
+        if progress:
+            print(f"{fig} {run_key(opt, rule, lr)}: engines agree on the first {verify_prefix} steps: {agreement}")
+    record_at = None
+    if "grid_of" in FIGURE_SETTINGS[fig]:
+        other = FIGURE_SETTINGS[FIGURE_SETTINGS[fig]["grid_of"]]["runs"][0]
+        grid = log_steps(other[3] if scale == "full" else other[4])
+        record_at = np.union1d(grid[grid <= steps], log_steps(steps))
+    runs = {str(H): _summarize(r) for H, r in
+            sweep(data, list(Hs), opt, steps=steps, lr_rule=rule, lr=lr, engine=cfg["engine"],
+                  init_scale=cfg["init_scale"], record_at=record_at, progress=progress).items()}
+    return {"runs": runs, "agreement": agreement}
+
+
+def _figure_result(fig: str, pieces: list[tuple[tuple[int, tuple[int, ...]], dict[str, Any]]], *,
+                  scale: str = "smoke", engine: str = "heads") -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(data block, config)`` of one figure from its pieces ``((index, Hs), _figure_piece output)``."""
+    cfg, data = _figure_setup(fig, scale, engine)
+    runs: dict[str, Any] = {}
+    checks: dict[str, Any] = {}
+    for (index, _Hs), piece in pieces:
+        opt, rule, lr, *_ = FIGURE_SETTINGS[fig]["runs"][index]
         key = run_key(opt, rule, lr)
-        if engine == "reduced" and verify_prefix:
-            checks[key] = _prefix_agreement(data, cfg["Hs"], opt, rule, lr, min(verify_prefix, steps))
-            if progress:
-                print(f"{fig} {key}: engines agree on the first {verify_prefix} steps: {checks[key]}")
-        record_at = None
-        if "grid_of" in FIGURE_SETTINGS[fig]:
-            other = FIGURE_SETTINGS[FIGURE_SETTINGS[fig]["grid_of"]]["runs"][0]
-            grid = log_steps(other[3] if scale == "full" else other[4])
-            record_at = np.union1d(grid[grid <= steps], log_steps(steps))
-        runs[key] = {str(H): _summarize(r) for H, r in
-                     sweep(data, cfg["Hs"], opt, steps=steps, lr_rule=rule, lr=lr, engine=engine,
-                           init_scale=init_scale, record_at=record_at, progress=progress).items()}
-    cfg["settings"] = settings
+        runs.setdefault(key, {}).update(piece["runs"])
+        if piece["agreement"] is not None:
+            checks[key] = piece["agreement"]
+    Hs = [str(H) for H in cfg["Hs"]]
+    runs = {key: {H: per_h[H] for H in Hs} for key, per_h in runs.items()}
     block = {"runs": runs, "engine_agreement": checks}
-    if model == "dm2":
+    if cfg["data_model"] == "dm2":
         block["acceptance"] = data["acceptance"].tolist()
     return block, cfg
+
+
+def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_prefix: int = 0,
+               progress: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run one figure's sweeps in this process; returns ``(data block, config)`` for
+    :func:`~attention_theory.results.write_result` (``run deora head-sweeps`` computes the same
+    pieces as shards)."""
+    _check_figure(fig)
+    if scale not in ("smoke", "full"):
+        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
+    if engine not in ("heads", "reduced"):
+        raise ValueError(f"engine must be 'heads' or 'reduced', got {engine!r}")
+    verify_prefix = check_int(verify_prefix, "verify_prefix", minimum=0)
+    progress = check_bool(progress, "progress")
+    pieces = [((i, Hs), _figure_piece(fig, i, Hs, scale=scale, engine=engine, verify_prefix=verify_prefix,
+                                     progress=progress))
+              for i, Hs in _figure_groups(fig, scale, engine)]
+    return _figure_result(fig, pieces, scale=scale, engine=engine)
 
 
 def results_dir() -> Path:
@@ -573,20 +630,45 @@ def _options(ap: argparse.ArgumentParser) -> None:
                     help="with --engine reduced: compare both engines on this many first steps")
 
 
-def _figure_part(fig: str):
-    def run(ctx: RunContext) -> PartResult:
+def _figure_plan(fig: str) -> Callable[[RunContext], list[tuple[str, Any]]]:
+    def plan(ctx: RunContext) -> list[tuple[str, Any]]:
         o = ctx.options
-        block, cfg = run_figure(fig, scale=ctx.scale, engine=o.engine, verify_prefix=o.verify_prefix,
-                                progress=ctx.progress)
+        out = []
+        for i, Hs in _figure_groups(fig, ctx.scale, o.engine):
+            opt, rule, lr, *_ = FIGURE_SETTINGS[fig]["runs"][i]
+            label = f"{opt}-{rule}-{lr:g}" + (f"-H-{Hs[0]}" if len(Hs) == 1 else "")
+            out.append((label, (fig, label, i, Hs)))
+        return out
+
+    return plan
+
+
+def _figure_shard(ctx: RunContext, spec: tuple[str, str, int, tuple[int, ...]]) -> dict[str, Any]:
+    """One piece of a figure (:func:`_figure_piece`) as a shard, kept in its shard folder."""
+    fig, label, index, Hs = spec
+    o = ctx.options
+    config = {"figure": fig, "setting": index, "Hs": list(Hs), "engine": o.engine, "verify_prefix": o.verify_prefix}
+    return shard_output(ctx, fig, label, config,
+                        lambda: _figure_piece(fig, index, Hs, scale=ctx.scale, engine=o.engine,
+                                             verify_prefix=o.verify_prefix, progress=ctx.progress))
+
+
+def _figure_merge(fig: str) -> Callable[[RunContext, list[Any]], PartResult]:
+    def merge(ctx: RunContext, outputs: list[Any]) -> PartResult:
+        specs = [spec for _, spec in _figure_plan(fig)(ctx)]
+        block, cfg = _figure_result(fig, [((i, Hs), out) for (_, _, i, Hs), out in zip(specs, outputs)],
+                                   scale=ctx.scale, engine=ctx.options.engine)
         return PartResult(cfg, block)
 
-    return run
+    return merge
 
 
 EXPERIMENT = Experiment(
     paper="deora", name="head-sweeps",
     description="Deora et al., App. G: multi-head attention trained from zero, varying H (Figures 2-5).",
     results="deora-experiments",
-    parts=tuple(Part(fig, _figure_part(fig), FIGURE_SETTINGS[fig].get("help", "")) for fig in sorted(FIGURE_SETTINGS)),
+    parts=tuple(Part(fig, None, FIGURE_SETTINGS[fig].get("help", ""),
+                     shards=Shards(_figure_plan(fig), _figure_shard, _figure_merge(fig)))
+                for fig in sorted(FIGURE_SETTINGS)),
     add_options=_options,
 )

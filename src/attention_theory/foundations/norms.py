@@ -203,4 +203,11 @@ def head_max_norm(theta: np.ndarray, H: int) -> float:
     H = check_int(H, "H")
     if theta.size % H:
         raise ValueError(f"theta has {theta.size} entries, not divisible into H={H} heads")
-    return float(np.max(np.linalg.norm(theta.reshape(H, -1), axis=1)))
+    rows = theta.reshape(H, -1)
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.linalg.norm(rows, axis=1)
+    # a sum of squares that overflows, or loses its terms to underflow: the scaled l_2 norm
+    lost = ~np.isfinite(norms) | ((norms < 1e-150) & (np.max(np.abs(rows), axis=1) > 0))
+    if np.any(lost):
+        norms = np.where(lost, vector_norm(rows, 2, axis=1), norms)
+    return float(np.max(norms))

@@ -14,18 +14,20 @@ writes ``e1.json``, ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with p
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Callable
 
 import numpy as np
 
 from attention_theory._validate import as_array, check_positive, torch_generator
-from attention_theory.experiment import Experiment, Part, PartResult, RunContext
+from attention_theory.experiment import Experiment, Part, PartResult, RunContext, Shards, shard_output
 from attention_theory.foundations.mirror import directional_bregman
 from attention_theory.julistiono import model as mj
 from attention_theory.julistiono.mirror_descent import joint_lp_md, torch_md_step_
 from attention_theory.julistiono.svm import lp_att_svm, lp_v_svm, select_alpha
+from attention_theory.provenance import jsonable
 
-__all__ = ["E1_PS", "E_STEPS", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT"]
+__all__ = ["E1_PS", "E_STEPS", "E1_BLOCK", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT"]
 
 E1_PS = (1.75, 2.0, 3.0)
 E_STEPS = {1.75: 1500, 2.0: 2000, 3.0: 20000}
@@ -43,30 +45,83 @@ def sparsity(w: Any, rel: float = 1e-2) -> float:
 # ---------------------------------------------------------------------------
 
 
-def run_e1(n_seeds: int, *, record_every: int = 50) -> dict[str, Any]:
-    """E1 over seeds ``1..n_seeds``: summary curves (median/quartiles over seeds) per (p, q)."""
+def _e1_block(p: float, seeds: tuple[int, ...], *, record_every: int = 50, steps: int | None = None
+              ) -> dict[str, Any]:
+    """E1 at MD's ``p`` on the data sets ``seeds`` (trained as one batch; each seed's numbers do
+    not depend on the others in the batch): the per-seed quantities that :func:`_e1_summary`
+    reduces, as JSON-ready arrays with the seed last (curves: ``(records, seeds)``)."""
     from attention_theory.julistiono.attention import e1_run
 
-    seeds = tuple(range(1, n_seeds + 1))
-    out: dict[str, Any] = {"seeds": list(seeds), "runs": {}}
-    for p in E1_PS:
-        r = e1_run(seeds, p, True, record_every)
-        curves = {}
-        for q in E1_PS:
-            D = r["D"][q]
-            curves[str(q)] = {"median": np.median(D, axis=1), "q25": np.quantile(D, 0.25, axis=1),
-                              "q75": np.quantile(D, 0.75, axis=1), "final": D[-1],
-                              "lp_dist_final": r["lp_dist"][q]}
-        out["runs"][str(p)] = {
-            "steps": r["steps"], "curves": curves,
-            "max_prob_median": np.median(r["max_prob"], axis=1),
-            "loss_median": np.median(r["losses"], axis=1),
-            "norm_median": np.median(r["norms"], axis=1),
-            "W_final_seed1": r["final"][0], "svm_own_seed1": r["svm"][p][0],
-            "sparsity_final": [sparsity(W) for W in r["final"]],
+    r = e1_run(tuple(seeds), p, True, record_every, steps=steps)
+    return {"seeds": list(seeds), "steps": r["steps"], "max_prob": r["max_prob"], "losses": r["losses"],
+            "norms": r["norms"], "sparsity_final": [sparsity(W) for W in r["final"]],
             "alpha": [a.tolist() for a in r["alpha"]],
-        }
-    return out
+            "D": {str(q): r["D"][q] for q in E1_PS}, "lp_dist": {str(q): r["lp_dist"][q] for q in E1_PS},
+            "W_final_first": r["final"][0], "svm_own_first": r["svm"][p][0]}
+
+
+def _e1_summary(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """One ``p``'s entry of ``e1.json`` from its :func:`_e1_block` outputs (in seed order):
+    median and quartiles over seeds of the curves, the final values per seed, seed 1's ``W``."""
+    def cat(key: str, axis: int, sub: str | None = None) -> np.ndarray:
+        parts = [b[key] if sub is None else b[key][sub] for b in blocks]
+        return np.concatenate([np.asarray(x, dtype=np.float64) for x in parts], axis=axis)
+
+    curves = {}
+    for q in E1_PS:
+        D = cat("D", 1, str(q))
+        curves[str(q)] = {"median": np.median(D, axis=1), "q25": np.quantile(D, 0.25, axis=1),
+                          "q75": np.quantile(D, 0.75, axis=1), "final": D[-1],
+                          "lp_dist_final": cat("lp_dist", 0, str(q))}
+    return {
+        "steps": np.asarray(blocks[0]["steps"]), "curves": curves,
+        "max_prob_median": np.median(cat("max_prob", 1), axis=1),
+        "loss_median": np.median(cat("losses", 1), axis=1),
+        "norm_median": np.median(cat("norms", 1), axis=1),
+        "W_final_seed1": np.asarray(blocks[0]["W_final_first"]),
+        "svm_own_seed1": np.asarray(blocks[0]["svm_own_first"]),
+        "sparsity_final": [float(x) for b in blocks for x in b["sparsity_final"]],
+        "alpha": [a for b in blocks for a in b["alpha"]],
+    }
+
+
+def run_e1(n_seeds: int, *, record_every: int = 50) -> dict[str, Any]:
+    """E1 over seeds ``1..n_seeds`` in this process: summary curves (median/quartiles over seeds)
+    per (p, q). ``run julistiono experiments --parts e1`` computes the same in seed blocks."""
+    seeds = tuple(range(1, n_seeds + 1))
+    blocks = {p: json.loads(json.dumps(jsonable(_e1_block(p, seeds, record_every=record_every))))
+              for p in E1_PS}
+    return {"seeds": list(seeds), "runs": {str(p): _e1_summary([blocks[p]]) for p in E1_PS}}
+
+
+#: seeds per shard of E1 (full scale: 100 seeds, so 10 blocks for each of the 3 values of p)
+E1_BLOCK = {"full": 10, "smoke": 5}
+
+
+def _e1_seeds(scale: str) -> tuple[int, ...]:
+    return tuple(range(1, (100 if scale == "full" else 10) + 1))
+
+
+def _e1_plan(ctx: RunContext) -> list[tuple[str, Any]]:
+    seeds, size = _e1_seeds(ctx.scale), E1_BLOCK[ctx.scale]
+    blocks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+    return [(label, (label, p, b)) for p in E1_PS for b in blocks
+            for label in [f"p-{p:g}-seeds-{b[0]}-{b[-1]}"]]
+
+
+def _e1_shard(ctx: RunContext, spec: tuple[str, float, tuple[int, ...]]) -> dict[str, Any]:
+    """One E1 shard (a value of ``p`` and a block of seeds), kept in its shard folder."""
+    label, p, seeds = spec
+    return shard_output(ctx, "e1", label, {"p": p, "seeds": list(seeds), "record_every": 50},
+                        lambda: _e1_block(p, seeds))
+
+
+def _e1_merge(ctx: RunContext, outputs: list[dict[str, Any]]) -> PartResult:
+    seeds = _e1_seeds(ctx.scale)
+    cfg = {"n_seeds": len(seeds), "eta": 0.1, "ps": E1_PS, "steps": E_STEPS, "normalized": True,
+           "n": 6, "T": 8, "d": 10}
+    per_p = {p: [o for (_, (_, pp, _)), o in zip(_e1_plan(ctx), outputs) if pp == p] for p in E1_PS}
+    return PartResult(cfg, {"seeds": list(seeds), "runs": {str(p): _e1_summary(per_p[p]) for p in E1_PS}})
 
 
 # ---------------------------------------------------------------------------
@@ -217,12 +272,7 @@ def _e_part(name: str):
     def run(ctx: RunContext) -> PartResult:
         full = ctx.scale == "full"
         n, steps = (1000, 600) if full else (300, 200)
-        if name == "e1":
-            seeds = 100 if full else 10
-            cfg = {"n_seeds": seeds, "eta": 0.1, "ps": E1_PS, "steps": E_STEPS, "normalized": True,
-                   "n": 6, "T": 8, "d": 10}
-            data = run_e1(seeds)
-        elif name == "e2":
+        if name == "e2":
             cfg = {"eta": 0.1, "steps": E_STEPS, "normalized": True, "init": "zero"}
             data = run_e2()
         elif name == "e3":
@@ -240,13 +290,18 @@ def _e_part(name: str):
 
 _FILES = {"e1": "e1", "e2": "e2", "e3": "e3_standin", "e4": "e4_standin"}
 
+def _filename(stem: str) -> Callable[[str], str]:
+    return lambda scale: f"{stem}.json" if scale == "full" else f"{stem}-smoke.json"
+
+
 EXPERIMENT = Experiment(
     paper="julistiono", name="experiments",
     description="Julistiono et al.: l_p-AttGD experiments E1-E4 (E3/E4 on offline stand-ins).",
     results="julistiono",
-    parts=tuple(Part(k, _e_part(k), help_, filename=(lambda scale, s=stem: f"{s}.json" if scale == "full" else f"{s}-smoke.json"))
-                for k, stem, help_ in (("e1", _FILES["e1"], "convergence in direction to the l_p-AttSVM"),
-                                       ("e2", _FILES["e2"], "norm growth and direction, joint (v, W)"),
-                                       ("e3", _FILES["e3"], "stand-in for IMDb"),
-                                       ("e4", _FILES["e4"], "stand-in for CIFAR-100")))
+    parts=(Part("e1", None, "convergence in direction to the l_p-AttSVM (shards: a value of p and a block of "
+                "seeds each)", filename=_filename(_FILES["e1"]), shards=Shards(_e1_plan, _e1_shard, _e1_merge)),
+           *(Part(k, _e_part(k), help_, filename=_filename(_FILES[k]))
+             for k, help_ in (("e2", "norm growth and direction, joint (v, W)"),
+                              ("e3", "stand-in for IMDb"),
+                              ("e4", "stand-in for CIFAR-100")))),
 )

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from attention_theory._validate import as_vector, check_int, check_positive, check_seed
-from attention_theory.experiment import Experiment, Part, PartResult, RunContext
+from attention_theory.experiment import Experiment, Part, PartResult, RunContext, Shards, shard_output
 from attention_theory.foundations.gd import run_first_order
 from attention_theory.qin import model as qm
 
@@ -107,40 +107,89 @@ def train_recording(inst, *, eta: float, steps: int, record: int) -> dict[str, n
     return {k: np.asarray(v) for k, v in out.items()}
 
 
-def e1_run(*, N: int, d: int, dk: int, dv: int, m: int, seeds: Sequence[int], steps: int,
-           record: int, qk_stds: Sequence[float], eta_grid: Sequence[float], common_eta: float,
-           progress: bool = False) -> dict[str, Any]:
-    """E1: for each ``qk_std``, seed and residual setting, full-length GD runs at every step size
-    of ``eta_grid``.  The *common* run uses ``common_eta`` (a grid value, the same for both
-    variants); the *tuned* run is the grid value with the lowest final (finite) loss, chosen per
-    run.  Returns ``{"runs": runs, "etas": etas}`` with
-    ``runs[qk_std][variant][mode]`` a list over seeds of ``{step, loss, sigma_N, sigma_1}``."""
+def _e1_cell(*, q: float, seed: int, variant: str, N: int, d: int, dk: int, dv: int, m: int, steps: int,
+            record: int, eta_grid: Sequence[float], common_eta: float) -> dict[str, Any]:
+    """One cell of E1: ``qk_std = q``, one seed, one residual setting (``"residual"``/``"none"``);
+    full-length GD runs at every step size of ``eta_grid``.  Returns the *common* run (at
+    ``common_eta``), the *tuned* run (the grid value with the lowest final finite loss) and its
+    step size ``eta_tuned``; each run as lists ``{step, loss, sigma_N, sigma_1}``."""
+    if variant not in ("residual", "none"):
+        raise ValueError(f"variant must be 'residual' or 'none', got {variant!r}")
     grid = [float(e) for e in eta_grid]
     if float(common_eta) not in grid:
         raise ValueError(f"common_eta={common_eta} must be one of eta_grid={grid}")
+    inst = e1_instance(seed, N=N, d=d, dk=dk, dv=dv, m=m, rho1=1 if variant == "residual" else 0, qk_std=q)
+    recs = {eta: train_recording(inst, eta=eta, steps=steps, record=record) for eta in grid}
+    final = {eta: float(r["loss"][-1]) if r["step"][-1] == steps else math.inf for eta, r in recs.items()}
+    final = {eta: (v if math.isfinite(v) else math.inf) for eta, v in final.items()}
+    eta_t = min(grid, key=lambda e: final[e])
+    return {"eta_tuned": eta_t,
+            "common": {k: v.tolist() for k, v in recs[float(common_eta)].items()},
+            "tuned": {k: v.tolist() for k, v in recs[eta_t].items()}}
+
+
+def _e1_cells(qk_stds: Sequence[float], seeds: Sequence[int]) -> list[tuple[float, int, str]]:
+    """The cells of E1 in the order of its result: ``(qk_std, seed, variant)``."""
+    return [(float(q), int(s), v) for q in qk_stds for s in seeds for v in ("residual", "none")]
+
+
+def _e1_assemble(cells: Sequence[tuple[float, int, str]], outputs: Sequence[dict[str, Any]],
+                common_eta: float) -> dict[str, Any]:
+    """``{"runs", "etas"}`` of E1 from its cells' :func:`_e1_cell` outputs (same order):
+    ``runs[qk_std][variant][mode]`` a list over seeds, ``etas[qk_std]`` the step sizes."""
     runs: dict[str, Any] = {}
     etas: dict[str, Any] = {}
-    it = [(q, s) for q in qk_stds for s in seeds]
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, desc="E1", leave=False)
-    for q, s in it:
+    for (q, _seed, variant), out in zip(cells, outputs):
         key = f"{q:g}"
         if key not in runs:
             runs[key] = {"residual": {"common": [], "tuned": []}, "none": {"common": [], "tuned": []}}
             etas[key] = {"common": float(common_eta), "tuned": {"residual": [], "none": []}}
-        for variant, rho in (("residual", 1), ("none", 0)):
-            inst = e1_instance(s, N=N, d=d, dk=dk, dv=dv, m=m, rho1=rho, qk_std=q)
-            recs = {eta: train_recording(inst, eta=eta, steps=steps, record=record) for eta in grid}
-            final = {eta: float(r["loss"][-1]) if r["step"][-1] == steps else math.inf
-                     for eta, r in recs.items()}
-            final = {eta: (v if math.isfinite(v) else math.inf) for eta, v in final.items()}
-            eta_t = min(grid, key=lambda e: final[e])
-            etas[key]["tuned"][variant].append(eta_t)
-            runs[key][variant]["common"].append({k: v.tolist() for k, v in recs[float(common_eta)].items()})
-            runs[key][variant]["tuned"].append({k: v.tolist() for k, v in recs[eta_t].items()})
+        etas[key]["tuned"][variant].append(out["eta_tuned"])
+        runs[key][variant]["common"].append(out["common"])
+        runs[key][variant]["tuned"].append(out["tuned"])
     return {"runs": runs, "etas": etas}
+
+
+def e1_run(*, N: int, d: int, dk: int, dv: int, m: int, seeds: Sequence[int], steps: int,
+           record: int, qk_stds: Sequence[float], eta_grid: Sequence[float], common_eta: float,
+           progress: bool = False) -> dict[str, Any]:
+    """E1 in this process: for each ``qk_std``, seed and residual setting, :func:`_e1_cell`.
+    Returns ``{"runs": runs, "etas": etas}`` with ``runs[qk_std][variant][mode]`` a list over
+    seeds of ``{step, loss, sigma_N, sigma_1}`` (``run qin experiments --parts e1`` computes the
+    same cells as shards)."""
+    grid = [float(e) for e in eta_grid]
+    if float(common_eta) not in grid:
+        raise ValueError(f"common_eta={common_eta} must be one of eta_grid={grid}")
+    cells = _e1_cells(qk_stds, seeds)
+    it = cells
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(cells, desc="E1", leave=False)
+    outputs = [_e1_cell(q=q, seed=s, variant=v, N=N, d=d, dk=dk, dv=dv, m=m, steps=steps, record=record,
+                       eta_grid=grid, common_eta=common_eta) for q, s, v in it]
+    return _e1_assemble(cells, outputs, common_eta)
+
+
+def _e1_plan(ctx: RunContext) -> list[tuple[str, Any]]:
+    sizes = SIZES[ctx.scale]["e1"]
+    return [(f"qk-{q:g}-seed-{s}-{v}", (f"qk-{q:g}-seed-{s}-{v}", q, s, v))
+            for q, s, v in _e1_cells(sizes["qk_stds"], sizes["seeds"])]
+
+
+def _e1_shard(ctx: RunContext, spec: tuple[str, float, int, str]) -> dict[str, Any]:
+    """One E1 cell as a shard, kept in its shard folder."""
+    label, q, s, v = spec
+    sizes = {k: v_ for k, v_ in SIZES[ctx.scale]["e1"].items() if k not in ("seeds", "qk_stds")}
+    config = {"qk_std": q, "seed": s, "variant": v, **{k: list(x) if isinstance(x, tuple) else x
+                                                         for k, x in sizes.items()}}
+    return shard_output(ctx, "e1", label, config,
+                        lambda: _e1_cell(q=q, seed=s, variant=v, **{k: x for k, x in sizes.items()}))
+
+
+def _e1_merge(ctx: RunContext, outputs: list[dict[str, Any]]) -> PartResult:
+    cfg = dict(SIZES[ctx.scale]["e1"])
+    return PartResult(cfg, _e1_assemble(_e1_cells(cfg["qk_stds"], cfg["seeds"]), outputs, cfg["common_eta"]))
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
@@ -316,10 +365,7 @@ def results_dir() -> Path:
 def _part(name: str):
     def run(ctx: RunContext) -> PartResult:
         sizes = SIZES[ctx.scale]
-        if name == "e1":
-            cfg = dict(sizes["e1"])
-            data = e1_run(**cfg, progress=ctx.progress)
-        elif name == "e2":
+        if name == "e2":
             cfg = dict(sizes["e2"])
             data = {k: v.tolist() for k, v in rate_sweep(**cfg, progress=ctx.progress).items()}
             data["spearman_rate_vs_sigmaN2"] = spearman(np.asarray(data["sigma_N"]) ** 2,
@@ -345,5 +391,6 @@ EXPERIMENT = Experiment(
     parts=(Part("lowrank", _part("lowrank"), "singular values of the attention output at initialization"),
            Part("e2", _part("e2"), "linear rate against sigma_min"),
            Part("e3", _part("e3"), "residual vs no residual"),
-           Part("e1", _part("e1"), "loss curves of the reconstructed Theorem 2")),
+           Part("e1", None, "loss curves of the reconstructed Theorem 2 (shards: one qk_std, seed and "
+                "residual setting each)", shards=Shards(_e1_plan, _e1_shard, _e1_merge))),
 )

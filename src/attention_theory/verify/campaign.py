@@ -33,7 +33,6 @@ import json
 import os
 import re
 import socket
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -43,6 +42,7 @@ from attention_theory._validate import as_array, check_path
 from attention_theory.cluster import counting_piece_cpu, one_thread
 from attention_theory.config import SCALES, use_scale
 from attention_theory.provenance import git_commit
+from attention_theory.results import atomic_write_text
 from attention_theory.verify.contract import evaluate, registered_checks
 from attention_theory.verify.registry import load_registry, staging_records, write_record_file
 
@@ -232,16 +232,7 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
 
 
 def _write_json_atomically(path: Path, data: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot write {path} ({exc.strerror or exc})") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _sha256(path: Path) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator
 from attention_theory._validate import check_path
 from attention_theory.config import scale
 from attention_theory.provenance import jsonable
+from attention_theory.results import atomic_write_text
 
 __all__ = ["STATUSES", "CLAIM_STATUSES", "ERRATUM_KINDS", "CheckRecord", "registry_dir",
            "evaluate_only", "recording_to", "staging_records", "on_results", "current_source", "write_record",
@@ -274,19 +275,8 @@ def write_record_file(folder: str | os.PathLike, record: dict[str, Any]) -> Path
     if not isinstance(record, dict) or any(k not in record for k in ("claim_id", "check", "scale")):
         raise TypeError("record must be a record dictionary with claim_id, check and scale")
     target = folder / record_filename(record["claim_id"], record["check"], record["scale"])
-    tmp = None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(record, fh, indent=1, sort_keys=True)
-        os.replace(tmp, target)  # atomic: a reader never sees a half-written record
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot write the record {target} ({exc.strerror or exc})") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):  # the write failed: leave no temporary file
-            os.unlink(tmp)
-    return target
+    # atomic (a reader never sees half a record); an error names the file, no temporary file stays
+    return atomic_write_text(target, json.dumps(record, indent=1, sort_keys=True))
 
 
 def write_record(rec: CheckRecord) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 from attention_theory.cluster import add_cluster_options, cluster_spec, open_client
 from attention_theory.config import SCALES
 from attention_theory.papers import PAPERS
+from attention_theory.results import clean_temporary_files
 from attention_theory.verify.campaign import (
     campaign_tasks,
     known_durations,
@@ -173,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = Path(args.registry) if args.registry else Path(tempfile.mkdtemp(prefix="attn-check-"))
     if folder.exists() and not folder.is_dir():
         ap.error(f"--registry {folder} is not a folder")
+    for tmp in clean_temporary_files(folder):
+        print(f"removed {tmp} (left by an interrupted write)", flush=True)
     tasks = campaign_tasks(claims)
     from tqdm import tqdm
 
