@@ -230,9 +230,9 @@ _piece_cpu: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def counting_piece_cpu() -> Iterator[list[float]]:
-    """Yield a one-element list that collects the CPU seconds of the pieces :func:`map_pieces`
-    runs elsewhere inside the block (the task's own CPU time is the caller's to measure)."""
-    box = [0.0]
+    """Yield a list that collects the CPU seconds of each piece :func:`map_pieces` runs as a Dask
+    sub-task inside the block (the task's own CPU time is the caller's to measure)."""
+    box: list[float] = []
     token = _piece_cpu.set(box)
     try:
         yield box
@@ -296,6 +296,6 @@ def map_pieces(fn: Callable[[Any], Any], items: Iterable[Any], *, desc: str | No
         done = client.gather(futures)
     box = _piece_cpu.get()
     if box is not None:
-        box[0] += sum(cpu for _, cpu in done)
+        box.extend(cpu for _, cpu in done)
     return [out for out, _ in done]
 

@@ -248,6 +248,12 @@ def test_predicted_wall_time_is_a_longest_first_schedule():
     assert campaign.predict_wall([5.0, 3.0, 2.0], 2) == 5.0
     assert campaign.predict_wall([4.0, 4.0, 4.0], 2) == 8.0
     assert campaign.predict_wall([4.0, 1.0], 32) == 4.0
+    # a task whose pieces run as sub-tasks: the pieces spread, its own part and longest piece do not
+    assert campaign.predict_wall([(1.0, [3.0, 3.0, 3.0, 3.0])], 4) == 4.0
+    assert campaign.predict_wall([(1.0, [3.0, 3.0, 3.0, 3.0])], 1) == 13.0
+    assert campaign.predict_wall([(1.0, [3.0, 3.0, 3.0, 3.0]), 6.0], 2) == 10.0
+    assert campaign.task_jobs({"cpu_s": 13.0, "pieces_cpu_s": [3.0, 3.0, 3.0, 3.0]}) == (1.0, [3.0] * 4)
+    assert campaign.task_jobs({"cpu_s": 2.5}) == (2.5, [])
     with pytest.raises(ValueError, match="workers"):
         campaign.predict_wall([1.0], 0)
 

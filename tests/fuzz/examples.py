@@ -1194,3 +1194,5 @@ EXCLUDED.update({
 ALLOWED.setdefault(_V + "torch_generator", {}).update({
     "seed:seed_2_63": "derived seeds (a seed plus an offset) may pass 2**63: every integer >= 0 maps to "
                       "its own generator (SeedSequence); the seeds users give are checked by check_seed"})
+EXAMPLES["attention_theory.verify.campaign.task_jobs"] = lambda: dict(entry={"cpu_s": 13.0, "pieces_cpu_s": [3.0, 3.0]})
+EXAMPLES["attention_theory.results.temporary_prefix"] = lambda: dict()

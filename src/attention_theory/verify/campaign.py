@@ -48,7 +48,7 @@ from attention_theory.verify.registry import load_registry, staging_records, wri
 
 __all__ = ["MANIFEST", "TASK_STATUSES", "CheckTask", "natural_key", "needs_data", "EXPERIMENT_DATA_ARGUMENTS",
            "trains_experiment", "campaign_tasks", "run_check_task",
-           "record_task_result", "read_manifest", "completed_tasks", "known_durations", "predict_wall",
+           "record_task_result", "read_manifest", "completed_tasks", "known_durations", "task_jobs", "predict_wall",
            "registry_scale", "run_campaign"]
 
 #: The manifest of a registry folder written by the campaign (not a record: ``load_registry``
@@ -193,7 +193,8 @@ def run_check_task(task: CheckTask, scale: str) -> dict[str, Any]:
             records += recs
     status = next((s for s in ("error", "fails") if s in statuses), "ran")
     out.update(status=status, message="; ".join(messages), records=records,
-               wall_s=time.perf_counter() - t0, cpu_s=time.thread_time() - c0 + pieces[0])
+               wall_s=time.perf_counter() - t0, cpu_s=time.thread_time() - c0 + sum(pieces),
+               pieces_cpu_s=[round(c, 3) for c in pieces])
     return out
 
 
@@ -256,6 +257,7 @@ def record_task_result(folder: str | os.PathLike, result: dict[str, Any], *, sca
         "pairs": result["pairs"], "status": result["status"], "scale": scale,
         "files": {p.name: _sha256(p) for p in paths}, "wall_s": timing["wall_s"],
         "cpu_s": timing["cpu_s"], "commit": git_commit(),
+        **({"pieces_cpu_s": list(result["pieces_cpu_s"])} if result.get("pieces_cpu_s") else {}),
         "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
     _write_json_atomically(folder / MANIFEST, manifest)
@@ -296,20 +298,42 @@ def known_durations(*folders: str | os.PathLike) -> dict[str, float]:
     return out
 
 
-def predict_wall(durations: Iterable[float], workers: int) -> float:
-    """Wall seconds of tasks of the given durations on ``workers`` workers, each task started on
-    the first free worker, longest first (as the campaign submits them).  Never below the longest
-    task (the critical path) nor below the total divided by ``workers``."""
+def task_jobs(entry: dict[str, Any]) -> tuple[float, list[float]]:
+    """A manifest entry's work as ``(own CPU s, [CPU s of each piece])``: the pieces a task handed
+    to :func:`attention_theory.cluster.map_pieces` ran as sub-tasks on any worker."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("cpu_s"), (int, float)):
+        raise TypeError(f"entry must be a manifest entry (a dict with cpu_s), got {entry!r:.80}")
+    pieces = [float(c) for c in entry.get("pieces_cpu_s") or []]
+    return max(float(entry["cpu_s"]) - sum(pieces), 0.0), pieces
+
+
+def predict_wall(durations: Iterable[float | tuple[float, Sequence[float]]], workers: int) -> float:
+    """Wall seconds of the given work on ``workers`` workers: each job started on the first free
+    worker, longest first (as the campaign submits them).  A duration is a task's seconds, or
+    ``(own seconds, [seconds of each piece])`` for a task whose pieces run as sub-tasks: every
+    piece is then a job of its own, and the task lasts at least its own part plus its longest
+    piece.  Never below that critical path nor below the total divided by ``workers``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    times = sorted(as_array(durations, "durations", ndim=1).tolist(), reverse=True)
-    if any(t < 0 for t in times):
-        raise ValueError("durations must be seconds >= 0")
+    if isinstance(durations, (str, bytes)) or not hasattr(durations, "__iter__"):
+        raise TypeError(f"durations must be a sequence of seconds, got {type(durations).__name__}")
+    durations = list(durations)
+    if not durations:
+        raise ValueError("durations must not be empty")
+    jobs: list[float] = []
+    critical = 0.0
+    for i, d in enumerate(durations):
+        own, pieces = (d[0], list(d[1])) if isinstance(d, tuple) else (d, [])
+        parts = as_array([own, *pieces], f"durations[{i}]", ndim=1).tolist()
+        if any(t < 0 for t in parts):
+            raise ValueError("durations must be seconds >= 0")
+        jobs += parts
+        critical = max(critical, parts[0] + max(parts[1:], default=0.0))
     free = [0.0] * workers
-    for t in times:
-        i = min(range(workers), key=free.__getitem__)
-        free[i] += t
-    return max(free, default=0.0)
+    for t in sorted(jobs, reverse=True):
+        k = min(range(workers), key=free.__getitem__)
+        free[k] += t
+    return max(max(free, default=0.0), critical)
 
 
 def registry_scale(folder: str | os.PathLike) -> str | None:

@@ -31,6 +31,7 @@ from attention_theory.verify.campaign import (
     predict_wall,
     read_manifest,
     run_campaign,
+    task_jobs,
 )
 from attention_theory.verify.contract import registered_checks
 from attention_theory.verify.registry import load_registry
@@ -112,13 +113,14 @@ def _plan(folder: Path, slowest: int = 10) -> str:
     if not tasks:
         return f"{folder}: no campaign manifest (or no finished task) to plan from"
     # CPU seconds: what a task costs a dedicated single-threaded worker (wall time on a shared
-    # machine also counts the waits for a core); a task whose pieces spread is faster than this
+    # machine also counts the waits for a core); a task's pieces are jobs of their own
     rows = sorted(tasks.items(), key=lambda kv: -kv[1]["cpu_s"])
     cpus = [t["cpu_s"] for _, t in rows]
+    jobs = [task_jobs(t) for _, t in rows]
     lines = [f"{len(rows)} tasks, {sum(cpus):.0f} CPU-s ({sum(t['wall_s'] for t in tasks.values()):.0f} s of task "
              f"wall time); costliest {cpus[0]:.0f} CPU-s",
              "predicted wall time from the CPU seconds (longest first on the first free worker): " + ", ".join(
-                 f"{w} worker(s) {predict_wall(cpus, w):.0f} s" for w in (1, 2, 8, 32)),
+                 f"{w} worker(s) {predict_wall(jobs, w):.0f} s" for w in (1, 2, 8, 32)),
              "costliest tasks (CPU s / wall s):"]
     lines += [f"  {name.rsplit('.', 1)[-1]:<48} {t['cpu_s']:9.1f} {t['wall_s']:9.1f}" for name, t in rows[:slowest]]
     return "\n".join(lines)
