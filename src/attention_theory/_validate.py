@@ -37,6 +37,7 @@ __all__ = [
     "check_seed",
     "check_seeds",
     "torch_generator",
+    "refuses_overflow",
     "seed_torch_default",
     "real_values",
     "check_finite",
@@ -345,3 +346,91 @@ def check_callable(f: Any, name: str) -> Any:
     if not callable(f):
         raise TypeError(f"{name} must be callable, got {type(f).__name__}")
     return f
+
+
+#: Magnitudes beyond which an argument counts as extreme in :func:`refuses_overflow`'s message.
+EXTREME_LARGE, EXTREME_SMALL = 1e100, 1e-100
+
+
+def _extreme_magnitudes(x: Any) -> str | None:
+    """``x``'s extreme magnitude (above 1e100, or nonzero below 1e-100), as text, or None."""
+    try:
+        a = np.abs(np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=np.float64))
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if a.size == 0 or not np.all(np.isfinite(a)):
+        return None
+    big, small = float(a.max()), float(a[a > 0].min()) if np.any(a > 0) else 0.0
+    if big > EXTREME_LARGE:
+        return f"{big:.3g}" if a.size == 1 else f"entries up to {big:.3g}"
+    if 0 < small < EXTREME_SMALL:
+        return f"{small:.3g}" if a.size == 1 else f"entries down to {small:.3g}"
+    return None
+
+
+def _all_finite(out: Any, depth: int = 0) -> bool:
+    if depth > 4:
+        return True
+    if isinstance(out, (bool, np.bool_, int, np.integer, str)) or out is None:
+        return True
+    if isinstance(out, (float, np.floating)):
+        return math.isfinite(out)
+    if isinstance(out, np.ndarray):
+        return out.dtype.kind not in "fc" or bool(np.isfinite(out).all())
+    if hasattr(out, "detach") and hasattr(out, "dtype"):
+        import torch
+
+        if not (out.dtype.is_floating_point or out.is_complex()):
+            return True
+        try:
+            return bool(torch.isfinite(out.detach()).all())
+        except RuntimeError:  # inside torch.func transforms the values are not inspectable
+            return True
+    if isinstance(out, Mapping):
+        return all(_all_finite(v, depth + 1) for v in out.values())
+    if isinstance(out, (list, tuple)):
+        return all(_all_finite(v, depth + 1) for v in out)
+    return True
+
+
+def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a formula so that an answer float64 cannot hold is refused, not returned.
+
+    A closed-form bound of high powers of its arguments overflows, and a division by an argument
+    near ``1e-310`` divides by zero, long before its inputs are invalid. Decorated, the function
+    raises ``ValueError`` naming the arguments of extreme magnitude (above 1e100 or below 1e-100)
+    when the formula raises ``OverflowError``/``ZeroDivisionError``, or returns NaN or infinity
+    while such an argument is present; with ordinary arguments nothing changes (a documented
+    infinite answer stays)."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn)
+
+    def refuse(args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> ValueError:
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = {}
+        extreme = [f"{k}={m}" for k, v in bound.items() if (m := _extreme_magnitudes(v)) is not None]
+        where = (f"for the argument(s) of extreme magnitude {', '.join(extreme)}" if extreme
+                 else f"for the arguments {', '.join(bound)}")
+        return ValueError(f"{fn.__name__}: the {what} is not representable in float64 {where}; rescale "
+                          f"the problem (units) so that its values lie within 1e-100 .. 1e100")
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            out = fn(*args, **kwargs)
+        except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+            raise refuse(args, kwargs, f"result ({type(exc).__name__}: {exc})") from None
+        if not _all_finite(out):
+            try:
+                bound = sig.bind(*args, **kwargs).arguments
+            except TypeError:
+                bound = {}
+            if any(_extreme_magnitudes(v) is not None for v in bound.values()):
+                raise refuse(args, kwargs, "result (NaN or infinite)")
+        return out
+
+    return guarded

@@ -100,13 +100,17 @@ def worker_count(text: str) -> int:
     return _at_least_one(text, "a positive integer or 'auto'")
 
 
+#: Most worker processes (or batch jobs) one command starts: a larger count is a typing error.
+MAX_WORKERS = 10_000
+
+
 def _at_least_one(text: str, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    if value < 1 or value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected {what} (at most {MAX_WORKERS}), got {text!r}")
     return value
 
 

@@ -62,14 +62,21 @@ __all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_di
 CHECKPOINT_NAME = re.compile(r"^(checkpoint-.*|\..*checkpoint.*)$")
 
 
+#: Largest size or count an option takes (a larger one would only fail later, out of memory or
+#: time): 2**31 - 1.
+MAX_COUNT = 2**31 - 1
+
+
 # argparse types: a bad value exits with status 2 and a one-line message naming the option
-def _int_at_least(text: str, minimum: int, what: str) -> int:
+def _int_at_least(text: str, minimum: int, what: str, maximum: int = MAX_COUNT) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
     if value < minimum:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    if value > maximum:
+        raise argparse.ArgumentTypeError(f"expected {what} <= {maximum}, got {text!r}")
     return value
 
 
@@ -85,7 +92,7 @@ def nonnegative_int(text: str) -> int:
 
 def seed_int(text: str) -> int:
     """A seed: an integer in ``[0, 2**63)`` (what :func:`attention_theory._validate.check_seed` accepts)."""
-    value = _int_at_least(text, 0, "a seed (an integer >= 0)")
+    value = _int_at_least(text, 0, "a seed (an integer >= 0)", maximum=2**64)
     if value >= SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"expected a seed < 2**63, got {text!r}")
     return value

@@ -207,6 +207,10 @@ def _as_numeric_array(v: Any) -> np.ndarray | None:
     return None
 
 
+def _n_entries(value: Any) -> int:
+    return value.numel() if isinstance(value, torch.Tensor) else int(np.size(value))
+
+
 def applicable(value: Any) -> tuple[str, ...]:
     """The mutation kinds that make sense for an argument whose valid value is ``value``."""
     if isinstance(value, (bool, np.bool_)):
@@ -223,7 +227,7 @@ def applicable(value: Any) -> tuple[str, ...]:
         is_float = not is_int and (kind.kind == "f" if isinstance(kind, np.dtype) else kind.is_floating_point)
         arrayish = isinstance(value, (np.ndarray, torch.Tensor))
         extreme = ((("huge", "tiny") if is_float else ()) + (("float16", "float32") if is_float and arrayish else ())
-                   + (("list",) if arrayish and 0 < np.size(value) <= 10_000 else ()))
+                   + (("list",) if arrayish and 0 < _n_entries(value) <= 10_000 else ()))
         return base + (("negative",) if is_int else ()) + masked + extreme
     if isinstance(value, str):
         return ("nan", "none", "string")

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, check_bool, check_int, check_positive
+from attention_theory._validate import as_matrix, check_bool, check_int, check_positive, refuses_overflow
 
 __all__ = ["beta1", "beta2", "beta3", "kappa", "prop1_rhs", "prop1_sharper_hessian_rhs",
            "row_norm_max", "entry_max"]
@@ -34,30 +34,35 @@ def _args(b: Any, T: Any, d: Any, R: Any, b_name: str = "b") -> tuple[float, int
     return b, T, d, R
 
 
+@refuses_overflow
 def beta1(b: float, T: int, d: int, R: float) -> float:
     """``beta1 = sqrt(T) R (2 R^2 b + 1)`` (Corollary 1 (1); ``d`` is accepted for uniformity)."""
     b, T, d, R = _args(b, T, d, R)
     return math.sqrt(T) * R * (2 * R**2 * b + 1)
 
 
+@refuses_overflow
 def beta3(b: float, T: int, d: int, R: float) -> float:
     """``beta3 = 2 sqrt(T d) R^3 (3 sqrt(d) R^2 b + 1)`` (Corollary 1 (3))."""
     b, T, d, R = _args(b, T, d, R)
     return 2 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * b + 1)
 
 
+@refuses_overflow
 def beta2(b: float, T: int, d: int, R: float, H: int) -> float:
     """``beta2 = beta3 / sqrt(H) + beta1^2 / 4`` (Corollary 1 (2))."""
     H = check_int(H, "H")
     return beta3(b, T, d, R) / math.sqrt(H) + beta1(b, T, d, R) ** 2 / 4
 
 
+@refuses_overflow
 def kappa(b: float, T: int, d: int, R: float, H: int) -> float:
     """``kappa = beta3 / sqrt(H)``, the weak-convexity constant (Corollary 1 (3))."""
     H = check_int(H, "H")
     return beta3(b, T, d, R) / math.sqrt(H)
 
 
+@refuses_overflow
 def row_norm_max(X: Any) -> float:
     """Deora's ``||X||_{2,inf}``: the largest row l2 norm of ``X``."""
     X = as_matrix(X, "X")
@@ -70,6 +75,7 @@ def entry_max(X: Any) -> float:
     return float(np.max(np.abs(X)))
 
 
+@refuses_overflow
 def prop1_rhs(X: Any, U: Any, R: float | None = None) -> dict[str, float]:
     """Right-hand sides of Proposition 1 (alias Proposition 5) and of auxiliary bound (42).
 
@@ -99,6 +105,7 @@ def prop1_rhs(X: Any, U: Any, R: float | None = None) -> dict[str, float]:
     return out
 
 
+@refuses_overflow
 def prop1_sharper_hessian_rhs(X: Any, U: Any) -> float:
     """The book's sharper bound ``2 ||X||_{2,inf}^4 sum_t ||X u_t||_inf + sqrt(T) ||X||_{2,inf}^3``."""
     X = as_matrix(X, "X")
@@ -130,6 +137,7 @@ def _dbtdr(D: Any, B: Any, T: Any, d: Any, R: Any) -> tuple[float, float, int, i
     return D, B, T, d, R
 
 
+@refuses_overflow
 def min_heads(sqrt_h_lower: float) -> int:
     """Smallest integer ``H`` with ``sqrt(H) >= sqrt_h_lower`` (exact up to float rounding).
 
@@ -151,6 +159,7 @@ def min_heads(sqrt_h_lower: float) -> int:
     return H
 
 
+@refuses_overflow
 def tilde_betas(D: float, B: float, T: int, d: int, R: float, H: int) -> dict[str, float]:
     """Lemma 11's ``beta~_1, beta~_2, beta~_3``: Corollary 1's constants at ``b = 3 D + B``.
 
@@ -164,6 +173,7 @@ def tilde_betas(D: float, B: float, T: int, d: int, R: float, H: int) -> dict[st
             "beta3": beta3(b, T, d, R), "b": b}
 
 
+@refuses_overflow
 def lemma11_heads(D: float, B: float, T: int, d: int, R: float, *, constant: float = 256.0) -> int:
     """Smallest ``H`` with ``sqrt(H) >= 256 sqrt(T d) R^3 (3 sqrt(d) R^2 (3 D + B) + 1) D^2``
     (Lemma 11, Eq. 84; Theorem 2's head condition)."""
@@ -172,6 +182,7 @@ def lemma11_heads(D: float, B: float, T: int, d: int, R: float, *, constant: flo
     return min_heads(c * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2)
 
 
+@refuses_overflow
 def lemma11_rhs(eta: float, n: int, K: int, L_target: float, D: float, B: float, T: int, d: int,
                 R: float) -> float:
     """Lemma 11: ``(2 eta beta~_1 / n) (2 K L^(theta) + 9 D^2 / (4 eta))``."""
@@ -183,6 +194,7 @@ def lemma11_rhs(eta: float, n: int, K: int, L_target: float, D: float, B: float,
     return 2 * eta * b1 / n * (2 * K * L_target + 9 * D**2 / (4 * eta))
 
 
+@refuses_overflow
 def thm2_max_step(D: float, B: float, T: int, d: int, R: float, H: int, K: int, L_target: float,
                   L0: float) -> float:
     """Largest step size allowed by Theorems 1-2:
@@ -197,6 +209,7 @@ def thm2_max_step(D: float, B: float, T: int, d: int, R: float, H: int, K: int, 
     return min(caps)
 
 
+@refuses_overflow
 def thm2_rhs(n: int, K: int, L_target: float, D: float, eta: float) -> float:
     """Theorem 2 (Eq. 5): ``(4 / n) (2 K L^(theta) + 9 D^2 / (4 eta))`` (one training set)."""
     n = check_int(n, "n")
@@ -207,6 +220,7 @@ def thm2_rhs(n: int, K: int, L_target: float, D: float, eta: float) -> float:
     return 4.0 / n * (2 * K * L_target + 9 * D**2 / (4 * eta))
 
 
+@refuses_overflow
 def cor4_rhs(g0_K: float, eta: float, n: int, *, constant: float = 17.0) -> float:
     """Corollary 4 (Eq. 96): ``17 g_0(1/K)^2 / (eta n)``."""
     g0_K = check_positive(g0_K, "g0_K")
@@ -215,6 +229,7 @@ def cor4_rhs(g0_K: float, eta: float, n: int, *, constant: float = 17.0) -> floa
     return check_positive(constant, "constant") * g0_K**2 / (eta * n)
 
 
+@refuses_overflow
 def prop7_g0(eps: float, B_phi: float, gamma: float, *, corrected: bool = False) -> float:
     """Proposition 7: ``g_0(eps) = (2 B_Phi + log(1/eps)) / gamma`` (times ``sqrt 2`` if corrected)."""
     eps = check_positive(eps, "eps")
@@ -227,6 +242,7 @@ def prop7_g0(eps: float, B_phi: float, gamma: float, *, corrected: bool = False)
     return math.sqrt(2) * g0 if corrected else g0
 
 
+@refuses_overflow
 def prop7_heads(eps: float, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, *,
                 corrected: bool = False) -> int:
     """Smallest ``H`` meeting Eq. (98):
@@ -244,12 +260,14 @@ def prop7_heads(eps: float, T: int, d: int, R: float, B2: float, B_phi: float, g
                      * g0**2 * max(1.0, g0))
 
 
+@refuses_overflow
 def cor2_g0(K: int, B_phi: float, gamma: float, *, corrected: bool = False) -> float:
     """Corollary 2: ``g_0(1/K) = (2 B_Phi + log K) / gamma`` (times ``sqrt 2`` if corrected)."""
     K = check_int(K, "K")
     return prop7_g0(1.0 / K, B_phi, gamma, corrected=corrected)
 
 
+@refuses_overflow
 def cor2_heads(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, *,
                corrected: bool = False) -> int:
     """Smallest ``H`` meeting Corollary 5's head condition
@@ -273,6 +291,7 @@ def cor2_heads(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma:
     return min_heads(s)
 
 
+@refuses_overflow
 def cor2_rho(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, H: int, *,
              corrected: bool = False) -> float:
     """Corollary 5's ``rho(K) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(K)^2`` with
@@ -286,6 +305,7 @@ def cor2_rho(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: f
     return rho(g / 3, B2, T, d, R, H)
 
 
+@refuses_overflow
 def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, H: int,
                   *, corrected: bool = False) -> float:
     """Largest step size of Corollary 5: ``1 ^ 1/rho(K) ^ 4 B_Phi^2 / (gamma^2 log(1 + e^B_Phi))``
@@ -298,6 +318,7 @@ def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gam
                c * B_phi**2 / (gamma**2 * math.log1p(math.exp(B_phi))))
 
 
+@refuses_overflow
 def cor2_bounds(K: int, n: int, eta: float, B_phi: float, gamma: float, *,
                 corrected: bool = False) -> dict[str, float]:
     """Corollary 5's two conclusions (Eq. 101):
@@ -311,6 +332,7 @@ def cor2_bounds(K: int, n: int, eta: float, B_phi: float, gamma: float, *,
     return {"train": 2.0 / K + 5 * g0sq / (4 * eta * K), "gap": 17 * g0sq / (eta * n)}
 
 
+@refuses_overflow
 def cor2_report(T: int, d: int, R: float, B2: float, B_phi: float, gamma: float, K: int, n: int,
                 *, corrected: bool = True) -> dict[str, float]:
     """Everything Corollary 2 asks for at these sizes: heads, ``rho(K)``, the largest step size,
@@ -335,6 +357,7 @@ __all__ += ["glqc_distance", "glqc_sharp_constant", "step_constant_a", "rho", "a
             "rho_main_text_order", "heads_main_text_order"]
 
 
+@refuses_overflow
 def glqc_distance(b: float, T: int, d: int, R: float, H: int) -> float:
     """Largest ``||theta_1 - theta_2||`` allowed by (18) when ``beta3(theta_1) v beta3(theta_2)``
     is evaluated at ``||.||_{2,inf} = b``: ``sqrt(sqrt(H) / (2 beta3(b)))``."""
@@ -354,12 +377,14 @@ def glqc_sharp_constant(c: float) -> float:
     return 1.0 / math.cos(math.sqrt(c) / 2)
 
 
+@refuses_overflow
 def step_constant_a(D: float, B: float, T: int, d: int, R: float) -> float:
     """Theorem 3's ``a(theta) = 3 sqrt(d) R^2 [3 sqrt(T) R^3 (3 D + B) + 2 sqrt(T) R]`` (paper: alpha)."""
     D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return 3 * math.sqrt(d) * R**2 * (3 * math.sqrt(T) * R**3 * (3 * D + B) + 2 * math.sqrt(T) * R)
 
 
+@refuses_overflow
 def rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
     """Theorem 3's ``rho(theta) = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a(theta)^2``."""
     D, B, T, d, R = _dbtdr(D, B, T, d, R)
@@ -367,6 +392,7 @@ def rho(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
     return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * step_constant_a(D, B, T, d, R) ** 2
 
 
+@refuses_overflow
 def a_eta(eta: float, D: float, B: float, T: int, d: int, R: float) -> float:
     """Proof of Theorem 3: ``a_eta = 3 sqrt(d) R^2 [(2 eta sqrt(T) R^3 + 1)(3D + B) + eta sqrt(T) R + 1]``."""
     eta = check_positive(eta, "eta")
@@ -375,6 +401,7 @@ def a_eta(eta: float, D: float, B: float, T: int, d: int, R: float) -> float:
                                       + eta * math.sqrt(T) * R + 1)
 
 
+@refuses_overflow
 def rho_eta(eta: float, D: float, B: float, T: int, d: int, R: float, H: int) -> float:
     """``rho_eta = (2 sqrt(T d) R^3 / sqrt(H) + T R^2 / 4) a_eta^2`` (``<= rho`` for ``eta <= 1``)."""
     eta = check_positive(eta, "eta")
@@ -383,6 +410,7 @@ def rho_eta(eta: float, D: float, B: float, T: int, d: int, R: float, H: int) ->
     return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_eta(eta, D, B, T, d, R) ** 2
 
 
+@refuses_overflow
 def theta_k_bound(eta: float, dist_k: float, B: float, T: int, R: float) -> float:
     """``Theta_k = (2 eta sqrt(T) R^3 + 1)(||theta - theta_k|| + B) + eta sqrt(T) R``, an upper
     bound on ``||theta_k||_{2,inf} v ||theta_{k+1}||_{2,inf}`` (proof of Theorem 3)."""
@@ -394,6 +422,7 @@ def theta_k_bound(eta: float, dist_k: float, B: float, T: int, R: float) -> floa
     return (2 * eta * math.sqrt(T) * R**3 + 1) * (dist_k + B) + eta * math.sqrt(T) * R
 
 
+@refuses_overflow
 def thm1_heads_needed(D: float, B: float, T: int, d: int, R: float) -> int:
     """Smallest ``H`` with ``sqrt(H) >= 36 sqrt(T d) R^3 (3 sqrt(d) R^2 (3D + B) + 1) D^2``
     (Theorem 3; also Lemma 10's condition (74)).  ``B`` is the target's ``||theta||_{2,inf}``,
@@ -402,6 +431,7 @@ def thm1_heads_needed(D: float, B: float, T: int, d: int, R: float) -> int:
     return min_heads(36 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2)
 
 
+@refuses_overflow
 def thm1_step_size(D: float, B: float, T: int, d: int, R: float, H: int, K: int,
                    loss_target: float, loss_init: float) -> float:
     """Largest step size of Theorem 3: ``1 ^ 1/rho ^ D^2/(K L(theta)) ^ D^2/L(theta_0)``."""
@@ -416,6 +446,7 @@ def thm1_step_size(D: float, B: float, T: int, d: int, R: float, H: int, K: int,
     return out
 
 
+@refuses_overflow
 def thm1_loss_bound(D: float, eta: float, K: int, loss_target: float) -> float:
     """Right side of (79): ``2 L(theta) + 5 D^2 / (4 eta K)``."""
     D = check_positive(D, "D", allow_zero=True)
@@ -424,6 +455,7 @@ def thm1_loss_bound(D: float, eta: float, K: int, loss_target: float) -> float:
     return 2 * check_positive(loss_target, "loss_target", allow_zero=True) + 5 * D**2 / (4 * eta * K)
 
 
+@refuses_overflow
 def thm1_certificate(D: float, B: float, T: int, d: int, R: float, K: int, loss_target: float,
                      loss_init: float, H: int | None = None) -> dict[str, float]:
     """Fixture ``F-cert`` for Theorem 3: the smallest admissible ``H`` (or the given one, which
@@ -442,6 +474,7 @@ def thm1_certificate(D: float, B: float, T: int, d: int, R: float, K: int, loss_
             "distance_bound": 4 * D, "iterate_bound": 3 * D}
 
 
+@refuses_overflow
 def cor3_heads_needed(g0K: float, gK: float, T: int, d: int, R: float, *, inner: float = 3.0) -> int:
     """Smallest ``H`` of (81): ``sqrt(H) >= 36 sqrt(T d) R^3 (3 sqrt(d) R^2 (3 g0 + g) + 1) g0^2``
     with ``g0 = g0(1/K)``, ``g = g(1/K)``.  ``inner`` is the factor of ``g0`` inside (3 in the
@@ -453,6 +486,7 @@ def cor3_heads_needed(g0K: float, gK: float, T: int, d: int, R: float, *, inner:
                             * (3 * math.sqrt(d) * R**2 * (inner * g0K + gK) + 1) * g0K**2)
 
 
+@refuses_overflow
 def cor3_rho(g0K: float, gK: float, T: int, d: int, R: float, H: int, *, inner: float = 3.0) -> float:
     """``rho(K)`` of Corollary 3: ``rho`` with ``3D + B`` replaced by ``3 g0(1/K) + g(1/K)``."""
     H = check_int(H, "H")
@@ -463,6 +497,7 @@ def cor3_rho(g0K: float, gK: float, T: int, d: int, R: float, H: int, *, inner: 
     return (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a**2
 
 
+@refuses_overflow
 def cor3_step_size(g0K: float, gK: float, g01: float, T: int, d: int, R: float, H: int,
                    loss_init: float, *, inner: float = 3.0) -> float:
     """Corollary 3's step size ``1 ^ 1/rho(K) ^ g0(1)^2 ^ g0(1)^2 / L(theta_0)``."""
@@ -472,12 +507,14 @@ def cor3_step_size(g0K: float, gK: float, g01: float, T: int, d: int, R: float, 
     return min(out, g01**2 / l0) if l0 > 0 else out
 
 
+@refuses_overflow
 def rho_main_text_order(D: float, B: float, T: int, d: int, R: float) -> float:
     """The main text's order for rho below Eq. (3): ``d^{3/2} T^{3/2} R^{13} B^2 D^2`` (no constant)."""
     D, B, T, d, R = _dbtdr(D, B, T, d, R)
     return d**1.5 * T**1.5 * R**13 * B**2 * D**2
 
 
+@refuses_overflow
 def heads_main_text_order(D: float, B: float, T: int, d: int, R: float) -> float:
     """The main text's head condition (3) as a bound on ``sqrt(H)``: ``d T^{1/2} R^5 B D^3``."""
     D, B, T, d, R = _dbtdr(D, B, T, d, R)

@@ -19,7 +19,14 @@ import dataclasses
 import numpy as np
 import torch
 
-from attention_theory._validate import as_array, as_matrix, check_int, check_positive, check_seed
+from attention_theory._validate import (
+    as_array,
+    as_matrix,
+    check_int,
+    check_positive,
+    check_seed,
+    refuses_overflow,
+)
 from attention_theory.deora.model import multi_head_sum
 
 __all__ = ["Teacher", "planted_teacher", "teacher_output", "sample_dm2"]
@@ -69,6 +76,7 @@ def _check_teacher(teacher: object) -> Teacher:
     return teacher
 
 
+@refuses_overflow
 def teacher_output(Xs: np.ndarray | torch.Tensor, teacher: Teacher) -> np.ndarray:
     """``Phi(X_i; W_star, U_star)`` for a batch ``Xs`` of shape ``(n, T, d)``; returns ``(n,)``."""
     _check_teacher(teacher)
@@ -80,6 +88,7 @@ def teacher_output(Xs: np.ndarray | torch.Tensor, teacher: Teacher) -> np.ndarra
     return multi_head_sum(X, W.unsqueeze(0), U.unsqueeze(0)).numpy()   # one head: Eq. (1)
 
 
+@refuses_overflow
 def sample_dm2(n: int, teacher: Teacher, *, gamma_dm2: float = 0.2, seed: int = 0,
                max_rounds: int = 1000) -> tuple[np.ndarray, np.ndarray, float]:
     """``n`` samples of DM2 kept by the margin filter.

@@ -42,6 +42,7 @@ from attention_theory._validate import (
     check_path,
     check_positive,
     check_seed,
+    refuses_overflow,
     torch_generator,
 )
 from attention_theory.deora import dm1
@@ -190,6 +191,7 @@ def _alignment(A: torch.Tensor, A_star: torch.Tensor) -> torch.Tensor:
     return torch.where(den > 0, num / den.clamp_min(1e-300), torch.zeros_like(num))
 
 
+@refuses_overflow
 def train_heads(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, H: int, spec: TrainSpec,
                 init: tuple[torch.Tensor, torch.Tensor] | None = None, record_at: Any = None,
                 relevant: Any = None, teacher: tuple[Any, Any] | None = None,
@@ -370,6 +372,7 @@ def _eta(lr_rule: str, lr: float, H: int) -> float:
     return lr * math.sqrt(H) if lr_rule == "sqrtH" else lr
 
 
+@refuses_overflow
 def sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
           lr_rule: str = "sqrtH", lr: float = 1.0, engine: str = "heads", record_at: Any = None,
           init_scale: float = 0.0, progress: bool = False) -> dict[int, dict[str, Any]]:

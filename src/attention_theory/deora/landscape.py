@@ -29,6 +29,7 @@ from attention_theory._validate import (
     check_rng,
     check_seed,
     real_values,
+    refuses_overflow,
 )
 from attention_theory.config import cached_per_scale, pick, scale
 from attention_theory.deora import model as md
@@ -412,6 +413,7 @@ def heads_grid() -> tuple[int, ...]:
                 (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096))
 
 
+@refuses_overflow
 def glqc_1d_ratio(c: float, f: np.ndarray, g0: float, g1: float) -> float:
     """Solve ``g'' = -c g + f`` on ``[0, 1]`` with ``g(0) = g0``, ``g(1) = g1`` (finite
     differences on the grid of ``f``) and return ``max g / (g0 v g1)``, or NaN when ``g`` is not

@@ -12,6 +12,8 @@ to return an answer when cvxpy does not report ``optimal``.
 
 from __future__ import annotations
 
+from attention_theory._validate import refuses_overflow
+
 __all__: list[str] = []
 
 
@@ -43,6 +45,7 @@ class MaxMarginResult:
     solver: str
 
 
+@refuses_overflow
 def ntk_max_margin(features, y, *, radius: float = 2 ** 0.5, solver: str | None = None) -> MaxMarginResult:
     """Hard-margin problem on fixed features (NTK max-margin of Deora et al., Prop. 2 / Lemma 15).
 

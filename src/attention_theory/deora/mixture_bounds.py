@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_vector, check_int, check_positive, check_probability, check_real
+from attention_theory._validate import (
+    as_vector,
+    check_int,
+    check_positive,
+    check_probability,
+    check_real,
+    refuses_overflow,
+)
 
 __all__ = [
     "zbar", "noise_norm_bound", "radius_dm1", "gamma_star", "gamma_star_parts", "gamma_lin",
@@ -42,6 +49,7 @@ def zbar(Z_mu: float, Z_nu: float) -> float:
     return max(check_positive(Z_mu, "Z_mu", allow_zero=True), check_positive(Z_nu, "Z_nu", allow_zero=True))
 
 
+@refuses_overflow
 def noise_norm_bound(S: float, M: int, Z_mu: float, Z_nu: float, Z_perp: float) -> float:
     """Largest ``||z||`` of the book's bounded sampler: ``sqrt(2 Z_mu^2/S^2 + Z_nu^2/(M S^2) + Z_perp^2)``.
 
@@ -56,6 +64,7 @@ def noise_norm_bound(S: float, M: int, Z_mu: float, Z_nu: float, Z_perp: float) 
     return math.sqrt(2 * Z_mu**2 / S**2 + Z_nu**2 / (M * S**2) + Z_perp**2)
 
 
+@refuses_overflow
 def radius_dm1(S: float, Z: float, Z_nu: float, M: int) -> float:
     """Assumption 3 => Assumption 1 with ``R = sqrt(S^2 + Z^2 + 2 Z_nu / M)``."""
     S = check_positive(S, "S")
@@ -65,6 +74,7 @@ def radius_dm1(S: float, Z: float, Z_nu: float, M: int) -> float:
     return math.sqrt(S**2 + Z**2 + 2 * Z_nu / M)
 
 
+@refuses_overflow
 def gamma_star_parts(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z: float,
                      P: float, t_power: float = 2.5) -> dict[str, float]:
     """The three terms of Eq. (7): ``"w"`` (attention part), ``"p"`` (``-P T^{5/2}(S+Z)^3``), ``"u"`` (= gamma_lin).
@@ -84,6 +94,7 @@ def gamma_star_parts(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: f
     return {"w": w, "p": -P * T**t_power * (S + Z) ** 3, "u": gamma_lin(T, zeta, S, Z_mu)}
 
 
+@refuses_overflow
 def gamma_star(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z: float,
                P: float, t_power: float = 2.5) -> float:
     """Eq. (7) (= Eq. (119)): the NTK margin ``gamma_star`` of Proposition 2 / Lemma 13.
@@ -94,6 +105,7 @@ def gamma_star(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, 
     return parts["w"] + parts["p"] + parts["u"]
 
 
+@refuses_overflow
 def gamma_lin(T: int, zeta: float, S: float, Z_mu: float) -> float:
     """Eq. (132): ``S sqrt(T)/sqrt(2) (zeta - 2 (1 - zeta) Z_mu / S^2)``."""
     T = check_int(T, "T")
@@ -103,6 +115,7 @@ def gamma_lin(T: int, zeta: float, S: float, Z_mu: float) -> float:
     return S * math.sqrt(T) / math.sqrt(2) * (zeta - 2 * (1 - zeta) * Z_mu / S**2)
 
 
+@refuses_overflow
 def gamma_attn(T: int, S: float, Z_mu: float, eps: float = 0.0) -> float:
     """Eq. (11): ``sqrt(T)/(sqrt(2) S) (S^2 (1 - eps) - 2 eps Z_mu)``; ``eps = 0`` gives ``S sqrt(T/2)``."""
     T = check_int(T, "T")
@@ -112,6 +125,7 @@ def gamma_attn(T: int, S: float, Z_mu: float, eps: float = 0.0) -> float:
     return math.sqrt(T) / (math.sqrt(2) * S) * (S**2 * (1 - eps) - 2 * eps * Z_mu)
 
 
+@refuses_overflow
 def score_gap(S: float, Z_mu: float, Z_nu: float) -> tuple[float, float]:
     """Eq. (129): ``A = S^4 - S^2 (Z_mu + Z_nu)`` and ``B = 2 (Z_mu^2 + Z_mu Z_nu + S^2 Z_mu)``."""
     S = check_positive(S, "S")
@@ -120,6 +134,7 @@ def score_gap(S: float, Z_mu: float, Z_nu: float) -> tuple[float, float]:
     return S**4 - S**2 * (Z_mu + Z_nu), 2 * (Z_mu**2 + Z_mu * Z_nu + S**2 * Z_mu)
 
 
+@refuses_overflow
 def saturation_threshold(A: float, T: int, L: int, eps: float) -> float:
     """Lemma 18: ``Gamma >= (2/A) log((T/L - 1)/eps)`` (no sign condition is imposed here)."""
     T = check_int(T, "T")
@@ -134,6 +149,7 @@ def saturation_threshold(A: float, T: int, L: int, eps: float) -> float:
     return 2.0 / A * math.log((T / L - 1) / eps)
 
 
+@refuses_overflow
 def prop3_threshold(S: float, M: int, zeta: float, eps: float) -> float:
     """Proposition 3: ``Gamma_eps = 8 sqrt(2(M+1)) / (3 S^2) log((1/zeta - 1)/eps)``, floored at 0."""
     S = check_positive(S, "S")
@@ -149,6 +165,7 @@ def _tzs(T: Any, zeta: Any, S: Any, Z_mu: Any, Z_nu: Any) -> tuple[int, float, f
             check_positive(Z_mu, "Z_mu", allow_zero=True), check_positive(Z_nu, "Z_nu", allow_zero=True))
 
 
+@refuses_overflow
 def eq112_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: float | None = None) -> float:
     """Right side of Eq. (112); ``lead`` replaces the coefficient ``zeta`` of ``S^6`` (negative controls)."""
     T, z, S, Z_mu, Z_nu = _tzs(T, zeta, S, Z_mu, Z_nu)
@@ -158,6 +175,7 @@ def eq112_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: flo
                 - 4 * (1 - z) ** 2 * Z_mu**2 * (Z_mu + Z_nu))
 
 
+@refuses_overflow
 def eq113_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: float | None = None) -> float:
     """Right side of Eq. (113); ``lead`` replaces ``zeta^2`` in ``-zeta^2 S^6``."""
     T, z, S, Z_mu, Z_nu = _tzs(T, zeta, S, Z_mu, Z_nu)
@@ -167,6 +185,7 @@ def eq113_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: flo
                 - 4 * (1 - z) ** 3 * Z_mu**2 * (Z_mu + Z_nu))
 
 
+@refuses_overflow
 def eq114_rhs(T: int, zeta: float, S: float, M: int, Z: float, P: float, t_power: float = 2.5) -> float:
     """Right side of Eq. (114) (a lower bound on Term II, ``||p|| <= P``); ``t_power`` is the exponent of ``T``."""
     T, z, S, M = check_int(T, "T"), _zeta(zeta), check_positive(S, "S"), check_int(M, "M")
@@ -176,6 +195,7 @@ def eq114_rhs(T: int, zeta: float, S: float, M: int, Z: float, P: float, t_power
              * (z * S**2 + (1 - z) * (S + Z) ** 2))
 
 
+@refuses_overflow
 def eq115_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z: float, P: float,
               factor: float = 0.5) -> float:
     """Eq. (115) with the sign of ``alpha`` absorbed: lower bound on ``y <grad_W Phi, W_star>``.
@@ -191,6 +211,7 @@ def eq115_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z
             - 2 * math.sqrt(2 * (M + 1)) * P * T**2.5 * S**2 * (S + Z) ** 3)
 
 
+@refuses_overflow
 def eq116_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z: float, P: float,
               denominator: float = 4.0) -> float:
     """Eq. (116): ``T(1-zeta)zeta/(denominator sqrt(2(M+1))) (...) - P T^{5/2} (S+Z)^3`` (printed: 4)."""
@@ -205,12 +226,14 @@ def _trsp(T: Any, R: Any, S: Any, P: Any) -> tuple[int, float, float, float]:
             check_positive(P, "P", allow_zero=True))
 
 
+@refuses_overflow
 def eq118_bound(T: int, R: float, S: float, P: float) -> float:
     """Eq. (118), last form: ``2 (2 R^3 T (S + P) + sqrt(T) R)``."""
     T, R, S, P = _trsp(T, R, S, P)
     return 2 * (2 * R**3 * T * (S + P) + math.sqrt(T) * R)
 
 
+@refuses_overflow
 def lemma14_deviation(T: int, R: float, S: float, P: float, H: int, delta: float) -> float:
     """Lemma 14's deviation term ``2 (2 R^3 T (S+P) + sqrt(T) R) sqrt(2 log(1/delta) / H)``."""
     T, R, S, P = _trsp(T, R, S, P)
@@ -219,6 +242,7 @@ def lemma14_deviation(T: int, R: float, S: float, P: float, H: int, delta: float
     return eq118_bound(T, R, S, P) * math.sqrt(2 * math.log(1 / delta) / H)
 
 
+@refuses_overflow
 def lemma15_heads(T: int, R: float, S: float, P: float, gamma: float, n: int, delta: float) -> float:
     """Lemma 15: the smallest ``H`` with ``sqrt(H) >= 4 (2 R^3 T (S+P) + sqrt(T) R)/gamma sqrt(2 log(n/delta))``."""
     T, R, S, P = _trsp(T, R, S, P)
@@ -234,6 +258,7 @@ def prop2_B2(T: int, S: float, P: float) -> float:
     return math.sqrt(check_int(T, "T")) * (check_positive(S, "S") + check_positive(P, "P", allow_zero=True))
 
 
+@refuses_overflow
 def prop2_BPhi(T: int, R: float, S: float, P: float, n: int, delta: float) -> float:
     """Proposition 2, P2: ``B_Phi = T R (S + P) sqrt(2 log(n / delta))``."""
     T, R, S, P = _trsp(T, R, S, P)
@@ -242,6 +267,7 @@ def prop2_BPhi(T: int, R: float, S: float, P: float, n: int, delta: float) -> fl
     return T * R * (S + P) * math.sqrt(2 * math.log(n / delta))
 
 
+@refuses_overflow
 def ordering_crossover(T: int, zeta: float, M: int) -> float:
     """Noise-free, ``P = 0``: ``gamma_attn(0) >= gamma_star`` iff ``S <= (4 sqrt(M+1) / (sqrt(T) zeta^2))^{1/3}``.
 
@@ -254,6 +280,7 @@ def ordering_crossover(T: int, zeta: float, M: int) -> float:
     return (4 * math.sqrt(M + 1) / (math.sqrt(T) * zeta**2)) ** (1 / 3)
 
 
+@refuses_overflow
 def thm3_head_condition_at_zero(T: int, d: int, R: float, norm: float, norm_2inf: float) -> float:
     """Exact right side of Theorem 3's head condition at ``theta_0 = 0`` (the source of Eq. (12)).
 
@@ -267,6 +294,7 @@ def thm3_head_condition_at_zero(T: int, d: int, R: float, norm: float, norm_2inf
     return 36 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * norm + norm_2inf) + 1) * norm**2
 
 
+@refuses_overflow
 def eq12_rhs(T: int, d: int, R: float, norm: float, const: float = 324.0) -> float:
     """The explicit form of Eq. (12) kept by the book: ``324 d sqrt(T) R^5 ||theta||^3``."""
     const = check_positive(const, "const", allow_zero=True)
@@ -274,6 +302,7 @@ def eq12_rhs(T: int, d: int, R: float, norm: float, const: float = 324.0) -> flo
     return const * check_int(d, "d") * math.sqrt(check_int(T, "T")) * check_positive(R, "R") ** 5 * norm**3
 
 
+@refuses_overflow
 def sec53_lp(p: float, L: float, c: float = 0.5, s_power: float = 5.0, objective: Any = None,
              h_max: float | None = None) -> Any:
     """The Section 5.3 argument as a linear program in ``(h, s, k) = (log H, log S, log C)``.

@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from attention_theory._validate import check_bool, check_int, check_positive
+from attention_theory._validate import check_bool, check_int, check_positive, refuses_overflow
 from attention_theory.deora import model as md
 
 __all__ = ["R0", "first_step", "first_step_closed_form", "ntk_features", "reduced_features",
@@ -103,6 +103,7 @@ def reduced_features(Xs: Any, v: Any) -> torch.Tensor:
     return torch.cat([A.reshape(n, T * d), G.reshape(n, d * d)], dim=1)
 
 
+@refuses_overflow
 def target_directions(S: float, M: int, T: int, d: int) -> dict[str, torch.Tensor]:
     """``W_star = mu_+ mu_+^T + mu_- mu_-^T + sum_l nu_l (mu_+ + mu_-)^T`` and ``U_star = 1_T u_star^T``.
 
@@ -124,6 +125,7 @@ def target_directions(S: float, M: int, T: int, d: int) -> dict[str, torch.Tenso
             "W_K": WK, "W_Q": WQ, "u_star": mp - mm}
 
 
+@refuses_overflow
 def theta_star(alphas: Any, S: float, M: int, T: int, d: int, *, use_sign: bool = True) -> torch.Tensor:
     """``theta~_star = H^{-1/2} concat_h (Ubar_star, sign(alpha_h) Wbar_star)``, norm ``sqrt(2)``."""
     a = md.as_tensor(alphas, "alphas", ndim=1)

@@ -14,13 +14,14 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import check_int, check_positive, refuses_overflow
 from attention_theory.config import scale
 from attention_theory.deora import sst2 as ds
 
 __all__ = ['fixture_pipeline_numbers', 'smoke_substitute']
 
 
+@refuses_overflow
 def fixture_pipeline_numbers(*, heads: Sequence[int] = (1, 2, 4, 8), builder: Callable[..., Any] | None = None,
                              lr: float = ds.PAPER["lr"], steps: int = 2) -> dict[str, Any]:
     """Run the real pipeline on the fixture; return the numbers the check compares.

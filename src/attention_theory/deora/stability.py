@@ -29,6 +29,7 @@ from attention_theory._validate import (
     check_seed,
     config_dict,
     real_values,
+    refuses_overflow,
     torch_generator,
 )
 from attention_theory.cluster import map_pieces
@@ -206,6 +207,7 @@ def loo_runs(theta0: Any, Xs: Any, ys: Any, H: int, *, eta: float, steps: int,
     return LOORuns(n=n, H=H, eta=eta, final=tr.final.reshape(m, p), losses=losses, iterates=its)
 
 
+@refuses_overflow
 def segment_loo_losses(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11
                        ) -> tuple[torch.Tensor, torch.Tensor]:
     """``L^{not i}`` and ``||.||_{2,inf}`` on a grid of the segments ``[theta_k^{not i}, theta_k]``.
@@ -252,6 +254,7 @@ class StepData:
     b_run: float                # max ||.||_{2,inf} over every iterate of every run
 
 
+@refuses_overflow
 def step_data(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11) -> StepData:
     """Evaluate the per-step quantities of Eqs. (20)-(22) along stored runs."""
     if _check_runs(runs).iterates is None:
@@ -524,6 +527,7 @@ def _certified_row(cfg: dict[str, Any], st: dict[str, Any], test: tuple[torch.Te
                 thm2=bd.thm2_rhs(cfg["n"], K, Lt, D, eta))
 
 
+@refuses_overflow
 def rho_vec(D: np.ndarray, B: np.ndarray, T: np.ndarray, d: np.ndarray, R: np.ndarray,
             H: np.ndarray) -> np.ndarray:
     """Vectorized ``rho(theta)`` (same formula as :func:`attention_theory.deora.bounds.rho`).

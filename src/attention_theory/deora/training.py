@@ -24,6 +24,7 @@ from attention_theory._validate import (
     check_positive,
     check_real,
     check_seed,
+    refuses_overflow,
 )
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
@@ -262,6 +263,7 @@ def cached_runs(seed: int) -> list[dict]:
     return _RUN_CACHE[seed]
 
 
+@refuses_overflow
 def flin_realizability(eps: float, m0: float, H: int, T: int) -> dict[str, float]:
     """On ``F-lin`` from ``theta_0 = (m0/T) v``: the point closest to ``theta_0`` with
     ``L <= eps`` and its distance and ``||.||_{2,inf}`` (closed form: the margin is linear).

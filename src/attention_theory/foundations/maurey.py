@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import gammaln
 
-from attention_theory._validate import as_matrix, as_vector, check_int, check_positive
+from attention_theory._validate import as_matrix, as_vector, check_int, check_positive, refuses_overflow
 
 __all__ = [
     "maurey_rhs",
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 
+@refuses_overflow
 def maurey_rhs(gamma: float, b: float, f_norm: float, K: int, *, gamma_power: float = 1.0) -> float:
     """Right side of Maurey's lemma, ``(gamma**gamma_power * b**2 - ||f||**2) / K``.
 
@@ -149,6 +150,7 @@ def log_binomial(n: int, K: int) -> float:
     return float(gammaln(n + 1) - gammaln(K + 1) - gammaln(n - K + 1))
 
 
+@refuses_overflow
 def maurey_K(Bw: float, Bx: float, eps: float) -> int:
     """Number of Maurey steps the covers use: ``ceil(Bw^2 Bx^2 / eps^2)`` (at least 1).
 
@@ -164,6 +166,7 @@ def maurey_K(Bw: float, Bx: float, eps: float) -> int:
     return max(1, K)
 
 
+@refuses_overflow
 def maurey_cover_points(dim: int, radius: float, K: int) -> np.ndarray:
     """All distinct averages ``(1/K) sum k_i V_i`` over atoms ``+-radius e_j`` with ``sum k_i <= K``.
 
@@ -233,6 +236,7 @@ def _dims(d: int, k: int, Bw: float, Bx: float, eps: float) -> tuple[int, int, f
     return d, k, (Bw * Bx / eps) ** 2
 
 
+@refuses_overflow
 def log_cover_size_lemma33(d: int, k: int, Bw: float, Bx: float, eps: float) -> float:
     """Log-size the Lemma 3.3 construction certifies: ``d log binom(2k + K, K)``, ``K = maurey_K``."""
     d, k, _ = _dims(d, k, Bw, Bx, eps)
@@ -240,6 +244,7 @@ def log_cover_size_lemma33(d: int, k: int, Bw: float, Bx: float, eps: float) -> 
     return d * log_binomial(2 * k + K, K)
 
 
+@refuses_overflow
 def log_cover_size_lemma36(d: int, k: int, Bw: float, Bx: float, eps: float) -> float:
     """Log-size the Lemma 3.6 construction certifies: ``log binom(2dk + K, K)``."""
     d, k, _ = _dims(d, k, Bw, Bx, eps)
@@ -247,6 +252,7 @@ def log_cover_size_lemma36(d: int, k: int, Bw: float, Bx: float, eps: float) -> 
     return log_binomial(2 * d * k + K, K)
 
 
+@refuses_overflow
 def log_cover_bound_lemma33(d: int, k: int, Bw: float, Bx: float, eps: float, *,
                             ceiling: bool = False) -> float:
     """Lemma 3.3: ``d (Bw Bx / eps)^2 log(2k + 1)`` (printed), or with ``ceil`` (as proved)."""
@@ -255,6 +261,7 @@ def log_cover_bound_lemma33(d: int, k: int, Bw: float, Bx: float, eps: float, *,
     return d * factor * math.log(2 * k + 1)
 
 
+@refuses_overflow
 def log_cover_bound_lemma34(d: int, k: int, Bw: float, Bx: float, eps: float, *,
                             constant: float = 1.0) -> float:
     """Lemma 3.4 with its hidden constant made explicit: ``C (Bw Bx / eps)^2 log(d k)``."""
@@ -263,6 +270,7 @@ def log_cover_bound_lemma34(d: int, k: int, Bw: float, Bx: float, eps: float, *,
     return constant * r * math.log(d * k)
 
 
+@refuses_overflow
 def log_cover_bound_lemma36(d: int, k: int, Bw: float, Bx: float, eps: float, *,
                             ceiling: bool = False) -> float:
     """Lemma 3.6: ``(Bw Bx / eps)^2 log(2dk + 1)`` (printed), or with ``ceil`` (as proved)."""

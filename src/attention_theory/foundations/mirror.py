@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_int, check_order, check_positive
+from attention_theory._validate import as_array, check_int, check_order, check_positive, refuses_overflow
 
 __all__ = [
     "conjugate_exponent",
@@ -68,6 +68,7 @@ def entrywise_lp(W: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float
     return float(out) if out.ndim == 0 else out
 
 
+@refuses_overflow
 def psi(W: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float:
     """The potential ``||W||_p^p / p``."""
     W = as_array(W, "W")
@@ -76,12 +77,14 @@ def psi(W: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float:
     return float(out) if np.ndim(out) == 0 else out
 
 
+@refuses_overflow
 def psi_conj(U: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float:
     """The Fenchel conjugate ``psi*(U) = ||U||_q^q / q`` of ``psi`` (``q = p / (p - 1)``)."""
     U = as_array(U, "U")
     return psi(U, conjugate_exponent(p), batch_dims=batch_dims)
 
 
+@refuses_overflow
 def grad_psi(W: Any, p: float) -> np.ndarray:
     """The mirror map ``sign(W) |W|^(p-1)`` (entrywise, same shape as ``W``)."""
     W = as_array(W, "W")
@@ -89,6 +92,7 @@ def grad_psi(W: Any, p: float) -> np.ndarray:
     return np.sign(W) * np.abs(W) ** (p - 1.0)
 
 
+@refuses_overflow
 def grad_psi_inv(U: Any, p: float) -> np.ndarray:
     """The inverse mirror map ``sign(U) |U|^(1/(p-1))`` (the gradient of ``psi*``)."""
     U = as_array(U, "U")
@@ -96,6 +100,7 @@ def grad_psi_inv(U: Any, p: float) -> np.ndarray:
     return np.sign(U) * np.abs(U) ** (1.0 / (p - 1.0))
 
 
+@refuses_overflow
 def bregman_entrywise(w: Any, v: Any, p: float) -> np.ndarray:
     """The scalar Bregman term ``phi_p(w, v) = |w|^p/p - |v|^p/p - sign(v)|v|^(p-1)(w - v)``.
 
@@ -110,6 +115,7 @@ def bregman_entrywise(w: Any, v: Any, p: float) -> np.ndarray:
     return np.abs(w) ** p / p - np.abs(v) ** p / p - np.sign(v) * np.abs(v) ** (p - 1.0) * (w - v)
 
 
+@refuses_overflow
 def bregman(W: Any, V: Any, p: float, *, batch_dims: int = 0) -> np.ndarray | float:
     """``D_psi(W, V) = psi(W) - psi(V) - <grad_psi(V), W - V>`` (Definition 1).
 
@@ -160,6 +166,7 @@ def _bd(W_ref: np.ndarray, W: np.ndarray, batch_dims: int) -> int:
     return batch_dims if W_ref.ndim == W.ndim else 0
 
 
+@refuses_overflow
 def md_step(W: Any, G: Any, eta: float, p: float) -> np.ndarray:
     """One mirror-descent step ``grad_psi(W+) = grad_psi(W) - eta G`` (any shape).
 

@@ -24,7 +24,15 @@ import math
 
 import numpy as np
 
-from attention_theory._validate import as_array, as_matrix, as_vector, check_int, check_order, check_seed
+from attention_theory._validate import (
+    as_array,
+    as_matrix,
+    as_vector,
+    check_int,
+    check_order,
+    check_seed,
+    refuses_overflow,
+)
 
 __all__ = [
     "vector_norm",
@@ -194,6 +202,7 @@ def operator_norm_lower_bound(W: np.ndarray, q: float, p: float, *, restarts: in
     return res.best_value * scale
 
 
+@refuses_overflow
 def head_max_norm(theta: np.ndarray, H: int) -> float:
     """Deora et al.'s ``||theta~||_{2,inf} = max_h ||theta_h||``.
 

@@ -21,6 +21,7 @@ from attention_theory._validate import (
     check_order,
     check_positive,
     check_seed,
+    refuses_overflow,
 )
 from attention_theory.foundations.norms import dual_exponent, vector_norm
 
@@ -57,6 +58,7 @@ def rademacher_exact(F: np.ndarray) -> float:
     return total / (2**n) / n
 
 
+@refuses_overflow
 def rademacher_mc(F: np.ndarray, n_draws: int, *, seed: int = 0) -> tuple[float, float]:
     """Monte-Carlo ``Rad_n`` of a finite class: (estimate, standard error), ``n_draws`` sign vectors."""
     F = as_matrix(F, "F")
@@ -68,6 +70,7 @@ def rademacher_mc(F: np.ndarray, n_draws: int, *, seed: int = 0) -> tuple[float,
     return float(sups.mean()), float(sups.std(ddof=1) / np.sqrt(n_draws))
 
 
+@refuses_overflow
 def linear_class_rademacher_mc(X: np.ndarray, B: float, p: float, n_draws: int, *,
                                seed: int = 0) -> tuple[float, float]:
     """``Rad_n`` of ``{x -> w.x : ||w||_p <= B}`` on rows of ``X`` (n, d), by Monte Carlo.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_theory._validate import as_array
+from attention_theory._validate import as_array, refuses_overflow
 
 __all__ = ["softmax", "softmax_jacobian", "softmax_second_derivative"]
 
@@ -29,6 +29,7 @@ def softmax_jacobian(v: np.ndarray) -> np.ndarray:
     return np.einsum("...i,ij->...ij", s, np.eye(s.shape[-1])) - s[..., :, None] * s[..., None, :]
 
 
+@refuses_overflow
 def softmax_second_derivative(v: np.ndarray, delta: np.ndarray) -> np.ndarray:
     """``D^2 phi(v)[delta, delta] = s * dbar^2 - s (s . dbar^2)`` with ``dbar = delta - (s . delta)``.
 

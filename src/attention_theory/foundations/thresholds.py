@@ -13,7 +13,14 @@ import math
 
 import numpy as np
 
-from attention_theory._validate import as_vector, check_int, check_positive, check_probability, check_rng
+from attention_theory._validate import (
+    as_vector,
+    check_int,
+    check_positive,
+    check_probability,
+    check_rng,
+    refuses_overflow,
+)
 from attention_theory.foundations.rademacher import rademacher_exact, rademacher_mc
 
 __all__ = ["threshold_true_risks", "threshold_sample", "threshold_loss_matrix", "threshold_bound_ratios"]
@@ -58,6 +65,7 @@ def threshold_loss_matrix(x: np.ndarray, y: np.ndarray, m: int = 20) -> np.ndarr
     return (preds != y[None, :]).astype(float)
 
 
+@refuses_overflow
 def threshold_bound_ratios(n: int, n_samples: int, delta: float, multiplier: float,
                            rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """``sup_h gap / (multiplier * RHS)`` of Eq. (2.3) over independent samples of size ``n``."""

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_int, check_order, check_positive
+from attention_theory._validate import as_array, check_int, check_order, check_positive, refuses_overflow
 from attention_theory.foundations.mirror import (
     conjugate_exponent,
     entrywise_lp,
@@ -102,6 +102,7 @@ def _check_batch(batch: tuple[int, ...], **others: tuple[int, ...]) -> None:
                              f"{tuple(batch)} of W0")
 
 
+@refuses_overflow
 def lp_attgd(W0: Any, X: Any, z: Any, Y: Any, v: Any, *, p: float, eta: float, steps: int,
              normalized: bool = False, loss: str = "logistic", stable: bool = True,
              record_every: int = 1, progress: bool = False) -> MDTrajectory:

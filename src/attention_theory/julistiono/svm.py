@@ -18,6 +18,7 @@ from typing import Any as _Any
 
 import numpy as _np
 
+from attention_theory._validate import refuses_overflow
 from attention_theory._validate import reject_masked as _reject_masked
 
 __all__ += ["AttSVMSolution", "lp_att_svm", "lp_v_svm", "svm_slacks", "support_tokens",
@@ -75,6 +76,7 @@ def _lp_svm_problem(p: float, m: int, D: int, tol: float):
     return cp.Problem(cp.Minimize(cp.pnorm(w, p)), [con]), w, A, con
 
 
+@refuses_overflow
 def lp_att_svm(X: _Any, z: _Any, alpha: _Any, p: float, *, tol: float = 1e-9) -> AttSVMSolution:
     """``W^mm = argmin ||vec W||_p  s.t.  (x_{i alpha_i} - x_it)^T W z_i >= 1`` for all ``t != alpha_i``.
 
@@ -128,6 +130,7 @@ def lp_att_svm(X: _Any, z: _Any, alpha: _Any, p: float, *, tol: float = 1e-9) ->
                           status=prob.status, tol=used)
 
 
+@refuses_overflow
 def lp_v_svm(X: _Any, Y: _Any, alpha: _Any, p: float, *, tol: float = 1e-9) -> _np.ndarray:
     """``v^mm = argmin ||v||_p  s.t.  Y_i x_{i alpha_i}^T v >= 1`` (joint setting), shape ``(d,)``."""
     import cvxpy as cp

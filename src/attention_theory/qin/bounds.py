@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, check_int, check_positive
+from attention_theory._validate import as_matrix, check_int, check_positive, refuses_overflow
 from attention_theory.qin.model import BLOCKS, QinConfig, activation_beta
 
 __all__ = ["Bounded", "BallConstants", "ball_constants", "intermediate_bounds",
@@ -80,6 +80,7 @@ def _check_params0(params0: Any) -> None:
         raise TypeError(f"params0 must be a mapping with the blocks {BLOCKS}, got {type(params0).__name__}")
 
 
+@refuses_overflow
 def ball_constants(params0: Mapping[str, Any], X: Any, cfg: QinConfig, radius: float,
                    rbar: float | None = None, *, loss0: float | None = None) -> BallConstants:
     """Constants of the ball of ``radius`` around ``params0``.
@@ -191,6 +192,7 @@ def gradient_residual_ratio(c: BallConstants) -> float:
     return float(math.sqrt(sum(ib[b].norm**2 for b in BLOCKS)))
 
 
+@refuses_overflow
 def choose_radius(params0: Mapping[str, Any], X: Any, cfg: QinConfig, sigma_N_Z0: float,
                   sigma_d_W20: float, *, iters: int = 60) -> float:
     """Largest ``r`` (bisection) with ``r ||Z.lip||_2 <= sigma_N(Z0)/2`` and ``r <= sigma_d(W2(0))/2``.
@@ -222,6 +224,7 @@ def choose_radius(params0: Mapping[str, Any], X: Any, cfg: QinConfig, sigma_N_Z0
     return lo
 
 
+@refuses_overflow
 def theorem2_constants(params0: Mapping[str, Any], X: Any, cfg: QinConfig, loss0: float,
                        sigma_N_Z0: float, sigma_d_W20: float) -> dict[str, float]:
     """The reconstructed constants of Theorem 2 and its initialization condition (star).

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_vector, check_int, check_positive, check_seed
+from attention_theory._validate import as_vector, check_int, check_positive, check_seed, refuses_overflow
 from attention_theory.experiment import Experiment, Part, PartResult, RunContext, Shards, shard_output
 from attention_theory.foundations.gd import run_first_order
 from attention_theory.qin import model as qm
@@ -213,6 +213,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     return float(rx @ ry / den) if den > 0 else 0.0
 
 
+@refuses_overflow
 def empirical_rate(losses: Sequence[float], floor: float = 1e-16) -> float:
     """``-(1/K) log(L_K / L_0)``, with ``K`` the last step or the first step whose loss is below
     ``floor * L_0`` (past that point the loss measures rounding, not convergence)."""
@@ -237,6 +238,7 @@ def _check_seeds(seeds: Any) -> None:
         check_seed(s, "seeds")
 
 
+@refuses_overflow
 def rate_sweep(*, kappas: Sequence[float], seeds: Sequence[int], steps: int,
                loss0: float = 1e-8, eta_fixed: float = 0.05, hess_factor: float = 0.5,
                hessian: bool = True, progress: bool = False) -> dict[str, np.ndarray]:

@@ -20,6 +20,7 @@ from attention_theory._validate import (
     check_positive,
     check_real,
     check_rng,
+    refuses_overflow,
 )
 from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
 from attention_theory.trauger import model as tm
@@ -83,6 +84,7 @@ def _check_rho(rho: Any) -> float | torch.Tensor:
     return check_positive(rho, "rho", allow_zero=True)
 
 
+@refuses_overflow
 def lemma_e2_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, rho: float | torch.Tensor = 1.0,
                  rho_power: float = 2.0, c_delta: float = 1.0, c_delta_qk: float = 4.0,
                  c_qk: float = 2.0) -> torch.Tensor:

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from attention_theory._validate import as_vector, check_int, check_positive
+from attention_theory._validate import as_vector, check_int, check_positive, refuses_overflow
 
 __all__ = [
     "alphas",
@@ -105,6 +105,7 @@ def lemma_e1_gamma(C: Sequence[float], beta: Sequence[float]) -> float:
     return float(np.sum(np.cbrt(C) * np.cbrt(beta) ** 2))
 
 
+@refuses_overflow
 def lemma_e1_allocation(C: Sequence[float], beta: Sequence[float], eps: float) -> np.ndarray:
     """The minimising resolutions ``eps_i = (eps / gamma) (C_i / beta_i)^(1/3)``, shape ``(n,)``.
 
@@ -115,6 +116,7 @@ def lemma_e1_allocation(C: Sequence[float], beta: Sequence[float], eps: float) -
     return eps / lemma_e1_gamma(C, beta) * np.cbrt(C / beta)
 
 
+@refuses_overflow
 def lemma_e1_minimum(C: Sequence[float], beta: Sequence[float], eps: float) -> float:
     """``min { sum C_i / eps_i^2 : eps_i > 0, sum beta_i eps_i = eps } = gamma^3 / eps^2``."""
     eps = check_positive(eps, "eps")
@@ -126,6 +128,7 @@ def lemma_e1_minimum(C: Sequence[float], beta: Sequence[float], eps: float) -> f
 # ---------------------------------------------------------------------------
 
 
+@refuses_overflow
 def thm42_printed_terms(C1: float, CBx: float, L: int, L_sigma: float, B_c2: float, B_v2: float,
                         B_qk2: float, B_w: float) -> dict[str, object]:
     """``alpha``, ``tau`` (shape ``(L,)``), ``gamma`` and ``eta`` exactly as printed in Theorem 4.2.
@@ -144,6 +147,7 @@ def thm42_printed_terms(C1: float, CBx: float, L: int, L_sigma: float, B_c2: flo
     return {"alpha": a, "tau": tau, "gamma": gamma, "eta": eta}
 
 
+@refuses_overflow
 def thm42_printed_constant(C1: float, CBx: float, L: int, L_sigma: float, B_c2: float, B_v2: float,
                            B_qk2: float, B_w: float) -> float:
     """Theorem 4.2 as printed: the constant ``(gamma + eta)^3`` of ``log N <= (gamma + eta)^3 / eps^2``."""
@@ -151,6 +155,7 @@ def thm42_printed_constant(C1: float, CBx: float, L: int, L_sigma: float, B_c2: 
     return (t["gamma"] + t["eta"]) ** 3
 
 
+@refuses_overflow
 def thm42_proof_pairs(C1: float, CBx: float, L: int, L_sigma: float, B_c2: float, B_v2: float,
                       B_qk2: float, B_w: float, *, Bx: float = 1.0, value_layer1: str = "CBx",
                       C_c: float | None = None, H: int = 1) -> list[tuple[str, float, float]]:
@@ -188,6 +193,7 @@ def thm42_proof_pairs(C1: float, CBx: float, L: int, L_sigma: float, B_c2: float
     return pairs
 
 
+@refuses_overflow
 def thm42_proof_constant(C1: float, CBx: float, L: int, L_sigma: float, B_c2: float, B_v2: float,
                          B_qk2: float, B_w: float, **kwargs: object) -> float:
     """``gamma_pf^3`` with ``gamma_pf = sum_j C_j^(1/3) beta_j^(2/3)`` over :func:`thm42_proof_pairs`.
@@ -200,6 +206,7 @@ def thm42_proof_constant(C1: float, CBx: float, L: int, L_sigma: float, B_c2: fl
     return float(g) ** 3
 
 
+@refuses_overflow
 def log_cover_thm42(eps: float, C1: float, CBx: float, L: int, L_sigma: float, B_c2: float,
                     B_v2: float, B_qk2: float, B_w: float, *, variant: str = "proof",
                     **kwargs: object) -> float:
@@ -223,6 +230,7 @@ def log_cover_thm42(eps: float, C1: float, CBx: float, L: int, L_sigma: float, B
 # ---------------------------------------------------------------------------
 
 
+@refuses_overflow
 def lemma36_class_constants(d: int, k: int, B: float, Bx: float = 1.0) -> dict[str, float]:
     """Lemma 3.6 constants ``B^2 r^2 log(2 * in * out + 1)`` of the four linear classes.
 
@@ -238,6 +246,7 @@ def lemma36_class_constants(d: int, k: int, B: float, Bx: float = 1.0) -> dict[s
     return out
 
 
+@refuses_overflow
 def cor421_constants(d: int, k: int, B: float, Bx: float) -> tuple[float, float]:
     """Corollary 4.2.1 as printed: ``C1 = B^2 ln(2dk+1)``, ``CBx = B^2 Bx^2 ln(2dk+1)``."""
     d, k = check_int(d, "d"), check_int(k, "k")
@@ -246,6 +255,7 @@ def cor421_constants(d: int, k: int, B: float, Bx: float) -> tuple[float, float]
     return B * B * lg, B * B * Bx * Bx * lg
 
 
+@refuses_overflow
 def cor421_printed_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: float, B_c2: float,
                             B_v2: float, B_qk2: float, B_w: float) -> float:
     """Corollary 4.2.1 as printed: Theorem 4.2's printed ``(gamma + eta)^3`` with :func:`cor421_constants`."""
@@ -253,6 +263,7 @@ def cor421_printed_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma
     return thm42_printed_constant(C1, CBx, L, L_sigma, B_c2, B_v2, B_qk2, B_w)
 
 
+@refuses_overflow
 def cor421_proof_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: float, B_c2: float,
                           B_v2: float, B_qk2: float, B_w: float) -> float:
     """What the proof certifies with Lemma 3.6 covers: ``C1`` and ``CBx`` the *largest* per-class
@@ -265,6 +276,7 @@ def cor421_proof_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: 
     return thm42_proof_constant(C1, CBx, L, L_sigma, B_c2, B_v2, B_qk2, B_w, Bx=Bx, C_c=C_c)
 
 
+@refuses_overflow
 def cor421_order_printed(B: float, Bx: float, B_w: float, L: int, L_sigma: float, B_c2: float,
                          B_v2: float, B_qk2: float, *, exponent_per_layer: float = 3.0,
                          constant: float = 1.0) -> float:
@@ -276,6 +288,7 @@ def cor421_order_printed(B: float, Bx: float, B_w: float, L: int, L_sigma: float
             * _nonneg(B_w, "B_w") ** 2 * prod ** (check_positive(exponent_per_layer, "exponent_per_layer") * L))
 
 
+@refuses_overflow
 def cor421_order_corrected(d: int, k: int, B: float, Bx: float, B_w: float, L: int, L_sigma: float,
                            B_c2: float, B_v2: float, B_qk2: float) -> float:
     """A rigorous closed-form upper bound on :func:`cor421_proof_constant` of order-of-magnitude shape:
@@ -293,6 +306,7 @@ def cor421_order_corrected(d: int, k: int, B: float, Bx: float, B_w: float, L: i
     return 64 * L ** 3 * Cmax * max(1.0, Bw) ** 2 * P ** 2 * M ** (2 * (L - 1))
 
 
+@refuses_overflow
 def corf01_constants(d: int, k: int, B: float, Bx: float) -> tuple[float, float]:
     """Corollary F.0.1 as printed: ``C1 = d B^2 ln(2k+1)``, ``CBx = d B^2 Bx^2 ln(2k+1)``."""
     d, k = check_int(d, "d"), check_int(k, "k")
@@ -301,6 +315,7 @@ def corf01_constants(d: int, k: int, B: float, Bx: float) -> tuple[float, float]
     return d * B * B * lg, d * B * B * Bx * Bx * lg
 
 
+@refuses_overflow
 def corf01_printed_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: float, B_c2: float,
                             B_v2: float, B_qk2: float, B_w: float) -> float:
     """Corollary F.0.1 as printed: Theorem 4.2's printed ``(gamma + eta)^3`` with :func:`corf01_constants`."""
@@ -308,6 +323,7 @@ def corf01_printed_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma
     return thm42_printed_constant(C1, CBx, L, L_sigma, B_c2, B_v2, B_qk2, B_w)
 
 
+@refuses_overflow
 def corf01_class_constants(d: int, k: int, B: float) -> dict[str, float]:
     """Valid Lemma 3.3 constants on the *l2* unit ball: an ``(out x in)`` class with column-l1
     bound ``B`` on inputs ``||x||_1 <= sqrt(in)`` gives ``in^2 B^2 ln(2 out + 1)``.
@@ -320,6 +336,7 @@ def corf01_class_constants(d: int, k: int, B: float) -> dict[str, float]:
             "W_QK": d * d * B * B * math.log(2 * d + 1), "w": d * d * B * B * math.log(3)}
 
 
+@refuses_overflow
 def corf01_proof_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: float, B_c2: float,
                           B_v2: float, B_qk2: float, B_w: float) -> float:
     """What the proof certifies with Lemma 3.3 covers on l2-bounded inputs: ``C1`` the largest of
@@ -331,6 +348,7 @@ def corf01_proof_constant(d: int, k: int, B: float, Bx: float, L: int, L_sigma: 
     return thm42_proof_constant(C1, C1 * Bx * Bx, L, L_sigma, B_c2, B_v2, B_qk2, B_w, Bx=Bx, C_c=C_c)
 
 
+@refuses_overflow
 def corf02_printed_constant(d: int, k: int, B: float, *, hidden_constant: float = 1.0) -> float:
     """Corollary F.0.2's ``C1 = B^2 ln(dk)`` (Lemma 3.4 hides a constant; pass it as ``hidden_constant``)."""
     d, k = check_int(d, "d"), check_int(k, "k")

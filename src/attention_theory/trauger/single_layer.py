@@ -16,7 +16,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, as_vector, check_bool, check_int, check_positive, check_seed
+from attention_theory._validate import (
+    as_matrix,
+    as_vector,
+    check_bool,
+    check_int,
+    check_positive,
+    check_seed,
+    refuses_overflow,
+)
 from attention_theory.cluster import map_pieces
 from attention_theory.config import pick
 from attention_theory.foundations.trend import log_slope
@@ -33,6 +41,7 @@ def all_signs(m: int) -> np.ndarray:
     return np.array(list(itertools.product((-1.0, 1.0), repeat=m)))
 
 
+@refuses_overflow
 def sec26_head_row(X_full: np.ndarray, W_qk: np.ndarray, W_v: np.ndarray, W_c: np.ndarray,
                    row: int, sigma: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Row ``row`` of the Sec. 2.6 head ``sigma(softmax(X W_QK X^T) X W_v) W_c`` (plain numpy, (d,)).

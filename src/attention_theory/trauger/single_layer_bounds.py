@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from attention_theory._validate import check_int, check_positive
+from attention_theory._validate import check_int, check_positive, refuses_overflow
 
 __all__ = [
     "C_DUDLEY",
@@ -59,12 +59,14 @@ def _common(Bx: float, C: float, m: int, d: int) -> tuple[float, float, int, int
     return Bx, C, m, d
 
 
+@refuses_overflow
 def dudley_a_b(Bx: float, C: float, m: int, d: int) -> tuple[float, float]:
     """``(a, b) = (sqrt(ln(2d)/m), 2 B_x^2 sqrt(C/m))``."""
     Bx, C, m, d = _common(Bx, C, m, d)
     return math.sqrt(math.log(2 * d) / m), 2 * Bx**2 * math.sqrt(C / m)
 
 
+@refuses_overflow
 def dudley_h(delta: float, Bx: float, C: float, m: int, d: int) -> float:
     """``h(delta) = delta + (B_x - delta) a + b ln(B_x/delta)`` for ``0 < delta <= B_x``."""
     delta = check_positive(delta, "delta")
@@ -74,6 +76,7 @@ def dudley_h(delta: float, Bx: float, C: float, m: int, d: int) -> float:
     return delta + (Bx - delta) * a + b * math.log(Bx / delta)
 
 
+@refuses_overflow
 def delta_star(Bx: float, C: float, m: int, d: int) -> float:
     """Unconstrained minimiser ``b / (1 - a) = 2 B_x^2 sqrt(C) / (sqrt(m) - sqrt(ln 2d))``; needs ``m > ln(2d)``."""
     a, b = dudley_a_b(Bx, C, m, d)
@@ -82,6 +85,7 @@ def delta_star(Bx: float, C: float, m: int, d: int) -> float:
     return b / (1 - a)
 
 
+@refuses_overflow
 def dudley_inf(Bx: float, C: float, m: int, d: int) -> float:
     """``inf_{0 < delta <= B_x} h(delta)`` exactly: ``h(min(delta*, B_x))`` (``B_x`` when ``a >= 1`` or ``C = 0``)."""
     Bx, C, m, d = _common(Bx, C, m, d)
@@ -93,6 +97,7 @@ def dudley_inf(Bx: float, C: float, m: int, d: int) -> float:
     return dudley_h(min(b / (1 - a), Bx), Bx, C, m, d)
 
 
+@refuses_overflow
 def dudley_inf_printed(Bx: float, C: float, m: int, d: int) -> float:
     """App. C's closed form ``b + B_x a + b ln((sqrt m - sqrt ln 2d) / (2 B_x sqrt C))`` = ``h(delta*)``.
 
@@ -106,6 +111,7 @@ def dudley_inf_printed(Bx: float, C: float, m: int, d: int) -> float:
     return b + Bx * a + b * math.log((math.sqrt(m) - math.sqrt(math.log(2 * d))) / (2 * Bx * math.sqrt(C)))
 
 
+@refuses_overflow
 def dudley_inf_numeric(Bx: float, C: float, m: int, d: int) -> float:
     """Numerical ``inf h`` on ``(0, B_x]`` (bounded scalar minimisation in ``log delta``, plus the endpoint)."""
     from scipy.optimize import minimize_scalar
@@ -122,6 +128,7 @@ def dudley_inf_numeric(Bx: float, C: float, m: int, d: int) -> float:
     return float(min(res.fun, h(0.0)))
 
 
+@refuses_overflow
 def thm41_bound(B: float, Bx: float, C: float, m: int, d: int, *, c_D: float = C_DUDLEY) -> float:
     """Theorem 4.1, explicit form of the proof: ``2 c_D B inf_{0<delta<=B_x} h(delta)``.
 
@@ -133,6 +140,7 @@ def thm41_bound(B: float, Bx: float, C: float, m: int, d: int, *, c_D: float = C
     return 2 * c_D * B * dudley_inf(Bx, C, m, d)
 
 
+@refuses_overflow
 def thm41_printed_expression(B: float, Bx: float, C: float, m: int, d: int) -> float:
     """The expression inside Theorem 4.1's ``O(.)``, as printed:
 
@@ -151,17 +159,20 @@ def trivial_bound(B: float, Bx: float) -> float:
     return check_positive(B, "B") * check_positive(Bx, "Bx")
 
 
+@refuses_overflow
 def C_lemma36(Bx: float, B_qk: float, d: int) -> float:
     """Cor. 4.1.1: Lemma 3.6 with ``k = d``: ``C = B_x^2 B_QK^2 ln(2 d^2 + 1)`` (``||W_QK||_{1,1} <= B_QK``)."""
     return check_positive(Bx, "Bx")**2 * check_positive(B_qk, "B_qk")**2 * math.log(2 * check_int(d, "d")**2 + 1)
 
 
+@refuses_overflow
 def C_lemma33(Bx: float, B_qk: float, d: int) -> float:
     """Cor. D.0.1: Lemma 3.3 with ``k = d``: ``C = d B_QK^2 B_x^2 ln(2d + 1)`` (l1 inputs, column-l1 ``W_QK``)."""
     d = check_int(d, "d")
     return d * check_positive(Bx, "Bx")**2 * check_positive(B_qk, "B_qk")**2 * math.log(2 * d + 1)
 
 
+@refuses_overflow
 def C_lemma34(Bx: float, B_qk: float, d: int, *, constant: float = 1.0) -> float:
     """Cor. D.0.2: Lemma 3.4 with ``k = d`` and its hidden constant explicit: ``constant * 2 B_QK^2 B_x^2 ln d``."""
     d = check_int(d, "d", minimum=2)
@@ -178,11 +189,13 @@ def _printed_alpha_form(B: float, Bx: float, alpha: float, m: int, d: int, *, mi
                 + Bx * math.sqrt(math.log(2 * d) / m))
 
 
+@refuses_overflow
 def cor411_bound(B: float, Bx: float, B_qk: float, m: int, d: int, *, c_D: float = C_DUDLEY) -> float:
     """Corollary 4.1.1 (``||W_QK||_{1,1} <= B_QK``, l2 tokens), explicit: :func:`thm41_bound` with :func:`C_lemma36`."""
     return thm41_bound(B, Bx, C_lemma36(Bx, B_qk, d), m, d, c_D=c_D)
 
 
+@refuses_overflow
 def cord01_bound(B: float, Bx: float, B_qk: float, m: int, d: int, *, c_D: float = C_DUDLEY) -> float:
     """Corollary D.0.1 (``||x||_1 <= B_x``, column-l1 ``W_QK``), explicit, with :func:`C_lemma33`.
 
@@ -191,6 +204,7 @@ def cord01_bound(B: float, Bx: float, B_qk: float, m: int, d: int, *, c_D: float
     return thm41_bound(B, Bx, C_lemma33(Bx, B_qk, d), m, d, c_D=c_D)
 
 
+@refuses_overflow
 def cord01_printed_expression(B: float, Bx: float, B_qk: float, m: int, d: int) -> float:
     """Cor. D.0.1 as printed, ``alpha = 2 B_QK sqrt(d ln(2d+1))`` and ``ln((sqrt m - sqrt ln 2d)/(B_x^2 alpha))``."""
     d = check_int(d, "d")

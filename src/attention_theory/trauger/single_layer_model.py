@@ -35,6 +35,7 @@ from attention_theory._validate import (
     check_positive,
     check_rng,
     check_seed,
+    refuses_overflow,
     reject_complex,
 )
 from attention_theory.trauger._args import check_float_tensor
@@ -170,6 +171,7 @@ def single_layer_scalar(X: Any, w: Any, W_c: Any, W_v: Any, W_qk: Any, x_cls: An
     return cls_output(X, W_c, W_v, W_qk, x_cls, sigma=sigma, transpose=transpose) @ w
 
 
+@refuses_overflow
 def constraint_norms(w: Any, W_c: Any, W_v: Any, W_qk: Any) -> dict[str, float]:
     """Both readings of the Sec. 4.1 hypotheses, and the W_QK norms of Cor. 4.1.1 / D.0.1 / D.0.2.
 
@@ -218,6 +220,7 @@ def into_l1_columns(Z: torch.Tensor, radius: float) -> torch.Tensor:
     return _into_l1_columns(Z, radius)
 
 
+@refuses_overflow
 def project_l1_ball(v: Any, radius: float) -> np.ndarray:
     """Euclidean projection of ``v`` (any shape, flattened) onto ``{||v||_1 <= radius}``.
 
@@ -331,6 +334,7 @@ def _outer_sup_identity(eps: torch.Tensor, X: torch.Tensor, W_qk: torch.Tensor, 
     return B * u.abs().amax(-1)
 
 
+@refuses_overflow
 def rademacher_mc_identity(X: Any, x_cls: Any, *, B: float, B_qk: float, n_draws: int,
                            restarts: int = 4, steps: int = 150, lr: float = 0.05,
                            seed: int = 0, transpose: bool = True) -> dict[str, Any]:

@@ -13,13 +13,21 @@ from typing import Any
 import numpy as np
 import torch
 
-from attention_theory._validate import as_array, as_matrix, check_int, check_positive, check_seed
+from attention_theory._validate import (
+    as_array,
+    as_matrix,
+    check_int,
+    check_positive,
+    check_seed,
+    refuses_overflow,
+)
 from attention_theory.foundations.softmax import softmax
 from attention_theory.trauger import single_layer_model as ts
 
 __all__ = ['loss_class_mc', 'masked_logits', 'printed_masked_loss']
 
 
+@refuses_overflow
 def printed_masked_loss(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Eq. 5.1 literally: ``-sum_c y_c log softmax(x)_c`` with one-hot ``y`` (shapes ``(..., K)``)."""
     x = as_array(x, "x")

@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from attention_theory._validate import check_int, check_mapping, check_positive
+from attention_theory._validate import check_int, check_mapping, check_positive, refuses_overflow
 from attention_theory.trauger._args import check_float_tensor
 from attention_theory.trauger.single_layer_bounds import C_lemma36, thm41_bound
 from attention_theory.trauger.sparse_majority.authors_model import (
@@ -151,6 +151,7 @@ def cor411_norms(params: dict[str, torch.Tensor]) -> dict[str, float]:
             "H": int(params["W_qk"].shape[0])}
 
 
+@refuses_overflow
 def gap_bound(norms: dict[str, float], B_x: float, *, m: int, d: int, delta: float = 0.05) -> dict[str, float]:
     """Bound on ``E[loss] - train loss`` for the mean binary cross-entropy over the two logits
     (the authors' loss), with probability ``>= 1 - delta`` over the ``m`` training samples.
