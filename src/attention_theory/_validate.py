@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ __all__ = [
     "check_seeds",
     "torch_generator",
     "refuses_overflow",
+    "Unrepresentable",
     "seed_torch_default",
     "real_values",
     "check_finite",
@@ -348,6 +350,11 @@ def check_callable(f: Any, name: str) -> Any:
     return f
 
 
+class Unrepresentable(ValueError):
+    """The answer of a formula is not representable in float64 for arguments of extreme magnitude
+    (raised by functions decorated with :func:`refuses_overflow`)."""
+
+
 #: Magnitudes beyond which an argument counts as extreme in :func:`refuses_overflow`'s message.
 EXTREME_LARGE, EXTREME_SMALL = 1e100, 1e-100
 
@@ -415,8 +422,15 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
         extreme = [f"{k}={m}" for k, v in bound.items() if (m := _extreme_magnitudes(v)) is not None]
         where = (f"for the argument(s) of extreme magnitude {', '.join(extreme)}" if extreme
                  else f"for the arguments {', '.join(bound)}")
-        return ValueError(f"{fn.__name__}: the {what} is not representable in float64 {where}; rescale "
+        return Unrepresentable(f"{fn.__name__}: the {what} is not representable in float64 {where}; rescale "
                           f"the problem (units) so that its values lie within 1e-100 .. 1e100")
+
+    def has_extreme(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            return None
+        return bound if any(_extreme_magnitudes(v) is not None for v in bound.values()) else None
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -424,13 +438,19 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
             out = fn(*args, **kwargs)
         except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
             raise refuse(args, kwargs, f"result ({type(exc).__name__}: {exc})") from None
-        if not _all_finite(out):
-            try:
-                bound = sig.bind(*args, **kwargs).arguments
-            except TypeError:
-                bound = {}
-            if any(_extreme_magnitudes(v) is not None for v in bound.values()):
-                raise refuse(args, kwargs, "result (NaN or infinite)")
+        except (ValueError, RuntimeError, np.linalg.LinAlgError) as exc:
+            # with arguments of extreme magnitude, a failure about some intermediate quantity (an
+            # inner formula's refusal, "eta must be > 0, got 0", a solver that did not converge)
+            # is this function's answer not being representable: say so, naming its arguments
+            bound = has_extreme(args, kwargs)
+            named = bound is not None and any(
+                re.search(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])", str(exc)) for k in bound)
+            if bound is None or (named and not isinstance(exc, Unrepresentable)):
+                raise
+            what = "result" if isinstance(exc, Unrepresentable) else f"result ({type(exc).__name__}: {str(exc)[:120]})"
+            raise refuse(args, kwargs, what) from None
+        if not _all_finite(out) and has_extreme(args, kwargs) is not None:
+            raise refuse(args, kwargs, "result (NaN or infinite)")
         return out
 
     return guarded

@@ -1196,3 +1196,4 @@ ALLOWED.setdefault(_V + "torch_generator", {}).update({
                       "its own generator (SeedSequence); the seeds users give are checked by check_seed"})
 EXAMPLES["attention_theory.verify.campaign.task_jobs"] = lambda: dict(entry={"cpu_s": 13.0, "pieces_cpu_s": [3.0, 3.0]})
 EXAMPLES["attention_theory.results.temporary_prefix"] = lambda: dict()
+EXCLUDED[_V + "refuses_overflow"] = "a decorator (takes a function): tests/core/test_refuses_overflow.py"

@@ -549,9 +549,11 @@ def _numbers(obj: Any, depth: int = 0) -> list[np.ndarray]:
 
 
 def _same_numbers(a: Any, b: Any) -> bool:
+    """The same numbers in the same order (a list of rows and a matrix hold the same numbers)."""
     na, nb = _numbers(a), _numbers(b)
-    return len(na) == len(nb) and all(x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
-                                      for x, y in zip(na, nb))
+    fa = np.concatenate([x.ravel() for x in na]) if na else np.zeros(0)
+    fb = np.concatenate([x.ravel() for x in nb]) if nb else np.zeros(0)
+    return fa.shape == fb.shape and np.array_equal(fa, fb, equal_nan=True)
 
 
 def _judge_same_or_different(fn: Callable[..., Any], example: dict[str, Any], kwargs: dict[str, Any],

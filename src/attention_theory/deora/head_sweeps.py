@@ -106,6 +106,7 @@ class TrainSpec:
         return cls(optimizer=optimizer, steps=steps, lr_U=lr, lr_W=lr, **kw)
 
 
+@refuses_overflow
 def heads_output(Us: torch.Tensor, Ws: torch.Tensor, Xs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. (2) for every trial and sample: ``(outputs (B, n), attention (B, n, H, T, T))``.
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive, check_seed, config_dict
+from attention_theory._validate import check_int, check_positive, check_seed, config_dict, refuses_overflow
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -44,6 +44,7 @@ def model_outputs(theta: Any, Xs: Any, H: int) -> torch.Tensor:
     return torch.cat([md.multi_head_output(Xs[i:i + 1], Ws, Us) for i in range(n)])
 
 
+@refuses_overflow
 def good_init_constants(theta0: Any, Xs: Any, ys: Any, H: int, *,
                         star_norm: float = math.sqrt(2)) -> dict[str, Any]:
     """The constants of Definition 1 for ``theta_0``: ``B_2 = max(1, ||theta_0||_{2,inf})``,

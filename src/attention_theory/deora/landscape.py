@@ -104,6 +104,7 @@ def risk_fn(Xs: Any, ys: Any, H: int) -> Callable[[torch.Tensor], torch.Tensor]:
     return lambda th: md.empirical_risk(th, Xs, ys, H)
 
 
+@refuses_overflow
 def risk_batch(thetas: torch.Tensor, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     """Empirical risk at many parameter vectors at once: ``thetas (m, p) -> (m,)``."""
     Xs, ys = _data(Xs, ys)
@@ -116,6 +117,7 @@ def risk_batch(thetas: torch.Tensor, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     return torch.nn.functional.softplus(-ys * out).mean(dim=1)
 
 
+@refuses_overflow
 def risk_closed_form(theta: torch.Tensor, Xs: torch.Tensor, ys: torch.Tensor, H: int, *,
                      hessian: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """``(L^, grad L^, Hess L^)`` at ``theta`` from the closed forms of Lemma 1 and Eq. (65), head by
@@ -147,6 +149,7 @@ def risk_closed_form(theta: torch.Tensor, Xs: torch.Tensor, ys: torch.Tensor, H:
     return L / n, G / n, (Hs / n if hessian else None)
 
 
+@refuses_overflow
 def norm_2inf(theta: Any, H: int, T: int, d: int) -> float:
     """``||theta~||_{2,inf} = max_h ||theta_h||``."""
     H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
@@ -154,6 +157,7 @@ def norm_2inf(theta: Any, H: int, T: int, d: int) -> float:
     return float(torch.linalg.norm(th, dim=1).max())
 
 
+@refuses_overflow
 def max_U_norm(theta: Any, H: int, T: int, d: int) -> float:
     """``m_U = max_h ||U_h||_F`` (Lemma 6; the footnote's sharper choice)."""
     H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
@@ -199,6 +203,7 @@ def segment_max(values_at: Callable[[np.ndarray], np.ndarray], *, grid: int = 20
     return best, arg
 
 
+@refuses_overflow
 def loss_hessian_decomposition(theta: torch.Tensor, Xs: Any, ys: Any, H: int, *,
                                terms: tuple[bool, bool] = (True, True),
                                curvature_sign: float = 1.0) -> torch.Tensor:
@@ -254,6 +259,7 @@ def loss_and_grad(loss: Callable[[torch.Tensor], torch.Tensor], th: torch.Tensor
     return v.detach(), g.detach()
 
 
+@refuses_overflow
 def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int = 8,
                             u_scale: float = 2.0, w_scale: float = 3.0, seed: int = 104,
                             exact_limit: int = 160) -> dict[str, list]:

@@ -90,6 +90,7 @@ def ntk_max_margin(features, y, *, radius: float = 2 ** 0.5, solver: str | None 
     raise RuntimeError(f"ntk_max_margin: cvxpy did not report an optimal solution ({last})")
 
 
+@refuses_overflow
 def ntk_max_margin_dual(features: Any, ys: Any, *, tol: float = 1e-13) -> dict[str, Any]:
     """Hard-margin SVM without bias on ``z_i = y_i f_i``: the unit ``w`` maximizing ``min_i <w, z_i>``.
 

@@ -39,6 +39,7 @@ from attention_theory._validate import (
     check_int,
     check_positive,
     check_seed,
+    refuses_overflow,
 )
 
 __all__ = [
@@ -160,6 +161,7 @@ def _check_XW(X: Any, W: Any) -> tuple[torch.Tensor, torch.Tensor]:
     return X, W
 
 
+@refuses_overflow
 def attention_matrix(X: Any, W: Any) -> torch.Tensor:
     """``phi(X W X^T)``, row-wise softmax, shape ``(T, T)``; row ``t`` is ``s_t = phi(X W^T x_t)``."""
     X, W = _check_XW(X, W)
@@ -212,6 +214,7 @@ def last_token_U(u: Any, T: int) -> torch.Tensor:
     return torch.cat([torch.zeros(int(T) - 1, u.shape[0], dtype=DTYPE), u.unsqueeze(0)], dim=0)
 
 
+@refuses_overflow
 def single_head_pooling(X: Any, W: Any, u: Any) -> torch.Tensor:
     """``Phi_pool = u^T X^T phi(X W X^T)^T 1_T`` (variant (ii)); ``u``: ``(d,)``."""
     X, W = _check_XW(X, W)
@@ -219,6 +222,7 @@ def single_head_pooling(X: Any, W: Any, u: Any) -> torch.Tensor:
     return single_head(X, W, pooling_U(u, X.shape[0]))
 
 
+@refuses_overflow
 def single_head_last_token(X: Any, W: Any, u: Any) -> torch.Tensor:
     """``Phi_last = u^T X^T phi(X W^T x_T)`` (variant (iii)); ``u``: ``(d,)``."""
     X, W = _check_XW(X, W)
@@ -234,6 +238,7 @@ def _check_heads(X: Any, Ws: Any, Us: Any) -> tuple[torch.Tensor, torch.Tensor, 
     return X, Ws, Us
 
 
+@refuses_overflow
 def multi_head(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
     """Eq. (2), vectorized over heads: ``(1/sqrt(H)) sum_h <U_h, phi(X W_h X^T) X>`` (0-d tensor).
 
@@ -244,6 +249,7 @@ def multi_head(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
     return _multi_head_output(X.unsqueeze(0), Ws, Us)[0]
 
 
+@refuses_overflow
 def multi_head_loop(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
     """Reference implementation of Eq. (2): an explicit Python loop over heads.
 
@@ -286,6 +292,7 @@ def unpack_heads(theta: Any, H: int, T: int, d: int) -> tuple[torch.Tensor, torc
     return _split_heads(theta, H, T, d)
 
 
+@refuses_overflow
 def empirical_risk(theta: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     """Logistic empirical risk ``(1/n) sum_i log(1 + exp(-y_i Phi~(X_i; theta)))`` (0-d tensor).
 
@@ -328,6 +335,7 @@ def _check_batch(Xs: Any, Ws: Any, Us: Any = _NO_US) -> None:
     _broadcast_leading(*((name, tuple(t.shape[:-3])) for name, t in named))
 
 
+@refuses_overflow
 def head_scores(Xs: torch.Tensor, Ws: torch.Tensor) -> torch.Tensor:
     """Attention scores ``X_i W_h X_i^T`` of every head on every sample (Deora et al., Eq. (2)).
 
@@ -347,6 +355,7 @@ def _head_scores(Xs: torch.Tensor, Ws: torch.Tensor) -> torch.Tensor:
     return torch.einsum("...ntd,...hde,...nse->...nhts", Xs, Ws, Xs)
 
 
+@refuses_overflow
 def head_attention(Xs: torch.Tensor, Ws: torch.Tensor) -> torch.Tensor:
     """Row-wise softmax attention ``phi(X_i W_h X_i^T)`` of every head (Deora et al., Eq. (2)).
 
@@ -395,6 +404,7 @@ def _attention_readout(S: torch.Tensor, Xs: torch.Tensor, Us: torch.Tensor) -> t
     return torch.einsum("...nhts,...nsd,...htd->...n", S, Xs, Us)
 
 
+@refuses_overflow
 def multi_head_sum(Xs: torch.Tensor, Ws: torch.Tensor, Us: torch.Tensor) -> torch.Tensor:
     """Unnormalized Eq. (2): ``sum_h <U_h, phi(X_i W_h X_i^T) X_i>`` for every sample, ``(..., n)``.
 
@@ -410,6 +420,7 @@ def _multi_head_sum(Xs: torch.Tensor, Ws: torch.Tensor, Us: torch.Tensor) -> tor
     return _attention_readout(_head_attention(Xs, Ws), Xs, Us)
 
 
+@refuses_overflow
 def multi_head_output(Xs: torch.Tensor, Ws: torch.Tensor, Us: torch.Tensor) -> torch.Tensor:
     """Deora et al., Eq. (2): ``Phi~(X_i; theta) = (1/sqrt(H)) sum_h <U_h, phi(X_i W_h X_i^T) X_i>``.
 
@@ -452,6 +463,7 @@ def _split_heads(thetas: torch.Tensor, H: int, T: int, d: int) -> tuple[torch.Te
     return blocks[..., :T * d].reshape(*lead, H, T, d), blocks[..., T * d:].reshape(*lead, H, d, d)
 
 
+@refuses_overflow
 def multi_head_output_flat(thetas: torch.Tensor, Xs: torch.Tensor, H: int) -> torch.Tensor:
     """Eq. (2) at flat parameter vectors: :func:`multi_head_output` after :func:`split_heads`.
 
@@ -470,6 +482,7 @@ def multi_head_output_flat(thetas: torch.Tensor, Xs: torch.Tensor, H: int) -> to
     return _finite_inputs_of(_multi_head_output(Xs, Ws, Us), ("thetas", thetas), ("Xs", Xs))
 
 
+@refuses_overflow
 def multi_head_output_bmm(Xs: torch.Tensor, Ws: torch.Tensor,
                           Us: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. (2) as :func:`multi_head_output`, evaluated with batched matrix products; also returns the attention.
@@ -506,6 +519,7 @@ def _scores(X: torch.Tensor, W: torch.Tensor, transpose: bool = True) -> torch.T
     return X @ W @ X.T if transpose else X @ W.T @ X.T
 
 
+@refuses_overflow
 def grad_U(X: Any, W: Any) -> torch.Tensor:
     """Lemma 1 item 1: ``grad_U Phi = phi(X W X^T) X``, shape ``(T, d)``."""
     X, W = _check_XW(X, W)
@@ -518,6 +532,7 @@ def _jacobian_fn(jacobian: Any) -> Jacobian:
     return _softmax_jacobian if jacobian is softmax_jacobian_t else jacobian
 
 
+@refuses_overflow
 def grad_W(X: Any, W: Any, U: Any, *, jacobian: Jacobian = softmax_jacobian_t,
            transpose: bool = True) -> torch.Tensor:
     """Lemma 1 item 2: ``grad_W Phi = sum_t x_t u_t^T X^T phi'(g_t) X``, shape ``(d, d)``.
@@ -535,6 +550,7 @@ def grad_W(X: Any, W: Any, U: Any, *, jacobian: Jacobian = softmax_jacobian_t,
     return torch.einsum("ti,tk,tkl,lj->ij", X, Z, J, X)
 
 
+@refuses_overflow
 def hvp_WU(X: Any, W: Any, a: Any, b: Any, *, jacobian: Jacobian = softmax_jacobian_t) -> torch.Tensor:
     """Lemma 1 item 3: ``grad_W <a, grad_U Phi b> = sum_t a_t x_t b^T X^T phi'(g_t) X``, ``(d, d)``.
 
@@ -548,6 +564,7 @@ def hvp_WU(X: Any, W: Any, a: Any, b: Any, *, jacobian: Jacobian = softmax_jacob
     return torch.einsum("t,ti,k,tkl,lj->ij", a, X, X @ b, J, X)
 
 
+@refuses_overflow
 def hvp_WW(X: Any, W: Any, U: Any, c: Any, b: Any, *, jacobian: Jacobian = softmax_jacobian_t,
            terms: tuple[bool, bool, bool] = (True, True, True)) -> torch.Tensor:
     """Lemma 1 item 4: ``grad_W <c, grad_W Phi b> = sum_t (c^T x_t) x_t d_t^T phi'(g_t) X``, ``(d, d)``.
@@ -579,6 +596,7 @@ def hvp_WW(X: Any, W: Any, U: Any, c: Any, b: Any, *, jacobian: Jacobian = softm
     return torch.einsum("t,ti,tk,tkl,lj->ij", X @ c, X, D, J, X)
 
 
+@refuses_overflow
 def hessian_closed_form(X: Any, W: Any, U: Any) -> torch.Tensor:
     """Full Hessian of ``Phi`` in ``theta = concat(vec U, vec W)`` from Eqs. (47)-(51).
 

@@ -74,6 +74,7 @@ def first_step_closed_form(Xs: Any, ys: Any, H: int, alphas: Any) -> torch.Tenso
     return md.pack_heads(Us, torch.zeros(H, d, d, dtype=DT))
 
 
+@refuses_overflow
 def ntk_features(theta: Any, Xs: Any, H: int) -> torch.Tensor:
     """``grad_theta~ Phi~(X_i; theta~)`` for every sample, by autograd: shape ``(n, H (T d + d^2))``."""
     Xs = md.as_tensor(Xs, "Xs", ndim=3)
@@ -87,6 +88,7 @@ def ntk_features(theta: Any, Xs: Any, H: int) -> torch.Tensor:
     return torch.vmap(torch.func.grad(out), in_dims=(None, 0))(theta, Xs)
 
 
+@refuses_overflow
 def reduced_features(Xs: Any, v: Any) -> torch.Tensor:
     """Single-head NTK features at ``U = 1_T v^T, W = 0``: ``concat(vec(phi(0) X), vec G(X))``, ``(n, T d + d^2)``.
 
@@ -138,6 +140,7 @@ def theta_star(alphas: Any, S: float, M: int, T: int, d: int, *, use_sign: bool 
     return md.pack_heads(Us, Ws) / math.sqrt(H)
 
 
+@refuses_overflow
 def ntk_margins(theta: Any, Xs: Any, ys: Any, H: int, target: Any) -> torch.Tensor:
     """``y_i <grad Phi~(X_i; theta), target>`` for every sample (autograd features), shape ``(n,)``."""
     F = ntk_features(theta, Xs, H)
@@ -158,6 +161,7 @@ def u_part(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return y * (sx[..., 0] - sx[..., 1]) / math.sqrt(2 * T)      # u_star = S (e_1 - e_2)
 
 
+@refuses_overflow
 def w_part(X: torch.Tensor, y: torch.Tensor, v: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
     """``y <(sum_t x_t)(X^T R_0 X v)^T, W> = y (sum_t x_t)^T W X^T R_0 X v`` for ``X`` ``(n, T, d)``.
 

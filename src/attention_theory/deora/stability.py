@@ -50,12 +50,12 @@ _CERT_KEYS = ("T", "d", "R", "D", "n", "sets", "signal", "label_noise", "init_sc
 
 def _elementwise(x: Any, name: str) -> Any:
     """An elementwise operand (number, array or tensor, its graph kept): real, non-empty, finite.
-    Returned unchanged."""
+    Returned unchanged, except a list or tuple, returned as a float64 array."""
     v = real_values(x, name, "a number, an array or a tensor")
     if (v.numel() if torch.is_tensor(v) else v.size) == 0:
         raise ValueError(f"{name} must not be empty (shape {tuple(v.shape)})")
     check_finite(v, name)
-    return x
+    return v if isinstance(x, (list, tuple)) else x
 
 
 def noisy_lin_tokens(n: int, T: int, d: int, *, signal: float = 0.6, R: float = 1.0,
@@ -84,6 +84,7 @@ def noisy_lin_tokens(n: int, T: int, d: int, *, signal: float = 0.6, R: float = 
     return Xs, np.where(flip, -y, y)
 
 
+@refuses_overflow
 def sample_losses(thetas: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     """Per-sample logistic losses ``l(y_j Phi~(X_j; theta_m))`` for a batch of parameters.
 
@@ -111,6 +112,7 @@ def sample_losses(thetas: Any, Xs: Any, ys: Any, H: int) -> torch.Tensor:
     return torch.nn.functional.softplus(-ys * out)
 
 
+@refuses_overflow
 def norm_2inf_batch(thetas: Any, H: int) -> torch.Tensor:
     """``||theta||_{2,inf} = max_h ||theta_h||`` for each row of ``thetas`` ``(m, p)``; returns ``(m,)``."""
     thetas = md.as_tensor(thetas, "thetas", ndim=2)
@@ -154,6 +156,7 @@ class LOORuns:
         return self.iterates[k]
 
 
+@refuses_overflow
 def loo_runs(theta0: Any, Xs: Any, ys: Any, H: int, *, eta: float, steps: int,
              replace: tuple[Any, Any] | None = None, keep_iterates: bool = True,
              progress: bool = False) -> LOORuns:
@@ -387,6 +390,7 @@ def lemma11_trajectory_curves(cfg: dict[str, Any] | None = None) -> dict[str, np
             "bound2": (2 * base).numpy(), "exp_factor": torch.exp(cum_alpha).max(dim=1).values.numpy()}
 
 
+@refuses_overflow
 def test_losses(thetas: torch.Tensor, Xt: Any, yt: Any, H: int, *, chunk: int = 4000) -> torch.Tensor:
     """Mean logistic loss of each row of ``thetas`` ``(m, p)`` on a (large) test set; ``(m,)``."""
     thetas = as_tensor(thetas, "thetas", ndim=2)

@@ -149,6 +149,7 @@ def _flat_theta(theta: Any, name: str, H: int, T: int, d: int) -> torch.Tensor:
     return theta if isinstance(theta, torch.Tensor) else checked
 
 
+@refuses_overflow
 def paper_smoothness(loss, th_k, th_next, H, T, d, R) -> float:
     """``rho_k = beta2(theta_k) v beta2(theta_{k+1})`` (Lemma 7).
 
@@ -165,6 +166,7 @@ def _paper_smoothness(loss, th_k, th_next, H, T, d, R) -> float:
     return max(_beta2_at(th_k, H, T, d, R), _beta2_at(th_next, H, T, d, R))
 
 
+@refuses_overflow
 def certified_step(loss: Callable, theta: torch.Tensor, H: int, T: int, d: int, R: float, *,
                    smoothness: Smoothness = paper_smoothness) -> float:
     """Largest ``eta`` with ``eta <= 1/rho_k`` where ``rho_k`` depends on ``theta - eta grad``
@@ -184,6 +186,7 @@ def certified_step(loss: Callable, theta: torch.Tensor, H: int, T: int, d: int, 
     return eta
 
 
+@refuses_overflow
 def gd_run(loss: Callable, theta0: torch.Tensor, H: int, T: int, d: int, R: float, steps: int,
            eta: float | None = None) -> tuple[Any, float]:
     """GD at a fixed step size, trajectory-certified for Lemma 7: start from ``eta`` (default

@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-from attention_theory._validate import as_tensor, check_int
+from attention_theory._validate import as_tensor, check_int, refuses_overflow
 
 __all__ = ["Trajectory", "loss_and_grad", "run_first_order"]
 
@@ -48,6 +48,7 @@ def _check_loss_theta(loss: object, theta: object, name: str) -> None:
     as_tensor(theta.detach(), name, ndim=1)
 
 
+@refuses_overflow
 def loss_and_grad(loss: Callable[[torch.Tensor], torch.Tensor],
                   theta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(loss(theta), grad loss(theta))`` for a flat ``theta`` of shape ``(p,)`` (detached)."""
@@ -60,6 +61,7 @@ def loss_and_grad(loss: Callable[[torch.Tensor], torch.Tensor],
     return value.detach(), g.detach()
 
 
+@refuses_overflow
 def run_first_order(loss: Callable[[torch.Tensor], torch.Tensor], theta0: torch.Tensor, *,
                     steps: int, lr: float | Callable[[int], float], method: str = "gd",
                     momentum: float = 0.9, betas: tuple[float, float] = (0.9, 0.999),

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from attention_theory._validate import check_int, check_positive, check_seed
+from attention_theory._validate import check_int, check_positive, check_seed, refuses_overflow
 
 __all__ = ["hvp_function", "hessian_operator", "exact_hessian", "lanczos_extreme",
            "lambda_min", "spectral_norm"]
@@ -82,6 +82,7 @@ def hessian_operator(loss: Loss, theta: torch.Tensor) -> LinearOperator:
     return LinearOperator((p, p), matvec=matvec, rmatvec=matvec, dtype=np.float64)
 
 
+@refuses_overflow
 def exact_hessian(loss: Loss, theta: torch.Tensor, *, max_params: int = 4000) -> torch.Tensor:
     """Dense Hessian ``(p, p)`` by ``torch.func.hessian``; raises ``ValueError`` if ``p > max_params``."""
     _check_loss(loss)
@@ -94,6 +95,7 @@ def exact_hessian(loss: Loss, theta: torch.Tensor, *, max_params: int = 4000) ->
     return 0.5 * (Hm + Hm.T)
 
 
+@refuses_overflow
 def lanczos_extreme(loss: Loss, theta: torch.Tensor, *, which: str = "SA", tol: float = 1e-10,
                     starts: int = 2, seed: int = 0, ncv: int | None = None,
                     maxiter: int | None = None) -> float:
@@ -135,6 +137,7 @@ def lanczos_extreme(loss: Loss, theta: torch.Tensor, *, which: str = "SA", tol: 
     return max(vals, key=abs)
 
 
+@refuses_overflow
 def lambda_min(loss: Loss, theta: torch.Tensor, *, method: str = "auto", exact_limit: int = 2000,
                **lanczos_kw) -> float:
     """Smallest Hessian eigenvalue: exact ``eigvalsh`` if ``p <= exact_limit`` (``method="auto"``
@@ -147,6 +150,7 @@ def lambda_min(loss: Loss, theta: torch.Tensor, *, method: str = "auto", exact_l
     return lanczos_extreme(loss, th, which="SA", **lanczos_kw)
 
 
+@refuses_overflow
 def spectral_norm(loss: Loss, theta: torch.Tensor, *, method: str = "auto", exact_limit: int = 2000,
                   **lanczos_kw) -> float:
     """``||Hess loss(theta)||_2``: exact or Lanczos (``which="LM"``), as in :func:`lambda_min`."""

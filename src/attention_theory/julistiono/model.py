@@ -280,6 +280,11 @@ def objective_torch(W, X, z, Y, v, *, loss: str = "logistic"):
     if not labels:
         raise ValueError("Y must contain only labels -1 and +1")
     loss = _loss_name(loss)
+    dtypes = {name: t.dtype for name, t in (("X", X), ("W", W), ("z", z), ("Y", Y), ("v", v))
+              if t.is_floating_point()}
+    if len(set(dtypes.values())) > 1:
+        raise TypeError("the floating tensors must share one dtype, got "
+                        + ", ".join(f"{k} {v}" for k, v in dtypes.items()))
     h = torch.einsum("ntd,de,ne->nt", X, W, z)
     s = torch.softmax(h, dim=-1)
     u = Y * torch.einsum("nt,ntd,d->n", s, X, v)

@@ -35,7 +35,7 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_finite, check_int, check_positive
+from attention_theory._validate import as_tensor, check_finite, check_int, check_positive, refuses_overflow
 
 __all__ = [
     "BLOCKS",
@@ -230,6 +230,7 @@ def _check_X(X: Any, d: int, name: str = "X") -> torch.Tensor:
     return as_tensor(X, name, shape=(None, d))
 
 
+@refuses_overflow
 def forward(params: Mapping[str, Any], X: Any, cfg: QinConfig | None = None) -> dict[str, torch.Tensor]:
     """All intermediate quantities of the forward pass.
 
@@ -264,11 +265,13 @@ def _forward_t(p: Mapping[str, torch.Tensor], X: torch.Tensor, cfg: QinConfig) -
     return {"P": P, "S": S, "V": V, "Z": Z, "U": U, "H": H, "F": F}
 
 
+@refuses_overflow
 def output(params: Mapping[str, Any], X: Any, cfg: QinConfig | None = None) -> torch.Tensor:
     """The model output ``F``, shape ``(N, d)``."""
     return forward(params, X, cfg)["F"]
 
 
+@refuses_overflow
 def loss(params: Mapping[str, Any], X: Any, Y: Any, cfg: QinConfig | None = None) -> torch.Tensor:
     """Squared loss ``L = 1/2 ||F - Y||_F^2`` (0-d tensor); ``Y`` has the shape of ``X``."""
     X = as_tensor(X, "X", ndim=2)
@@ -276,6 +279,7 @@ def loss(params: Mapping[str, Any], X: Any, Y: Any, cfg: QinConfig | None = None
     return 0.5 * torch.sum((output(params, X, cfg) - Y) ** 2)
 
 
+@refuses_overflow
 def gradients(params: Mapping[str, Any], X: Any, Y: Any,
               cfg: QinConfig | None = None) -> dict[str, torch.Tensor]:
     """Closed-form gradients of the six blocks (the reconstructed Eq. (37)).
@@ -423,6 +427,7 @@ def attention_output_singular_values(params: Mapping[str, Any], X: Any,
 # ---------------------------------------------------------------------------
 
 
+@refuses_overflow
 def stack_forward(layers: list[Mapping[str, Any]], X: Any,
                   cfg: QinConfig | None = None) -> list[dict[str, torch.Tensor]]:
     """``L`` blocks in sequence: ``F^(0) = X``, ``F^(l) = block_l(F^(l-1))``.
@@ -443,6 +448,7 @@ def stack_forward(layers: list[Mapping[str, Any]], X: Any,
     return outs
 
 
+@refuses_overflow
 def stack_loss(layers: list[Mapping[str, Any]], X: Any, Y: Any,
                cfg: QinConfig | None = None) -> torch.Tensor:
     """``1/2 ||F^(L) - Y||_F^2`` for the stacked network (0-d tensor)."""

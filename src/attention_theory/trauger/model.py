@@ -30,7 +30,14 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_bool, check_int, check_positive, check_rng
+from attention_theory._validate import (
+    as_tensor,
+    check_bool,
+    check_int,
+    check_positive,
+    check_rng,
+    refuses_overflow,
+)
 
 __all__ = [
     "Layer",
@@ -135,6 +142,7 @@ def proj_norm(Z: Any) -> torch.Tensor:
     return Z / torch.clamp(torch.linalg.vector_norm(Z, dim=-1, keepdim=True), min=1.0)
 
 
+@refuses_overflow
 def attention_head(params: Any, X: Any, sigma: str | Callable = "relu") -> torch.Tensor:
     """One head (Sec. 2.6): ``sigma(RowSoftmax(X W_QK X^T) X W_v) W_c``, shape ``(T, d)``.
 
@@ -162,6 +170,7 @@ def attention_head_factored(W_Q: Any, W_K: Any, W_v: Any, W_c: Any, X: Any,
     return act(torch.softmax(scores, dim=-1) @ X @ W_v) @ W_c
 
 
+@refuses_overflow
 def multi_head_layer(heads: Sequence[Any], X: Any, sigma: str | Callable = "relu") -> torch.Tensor:
     """Multi-head layer (Sec. 2.6): ``sum_h head_h(X)``, shape ``(T, d)``; ``heads`` is a list of :class:`Layer`."""
     if isinstance(heads, (str, bytes)) or not isinstance(heads, Sequence) or len(heads) == 0:
@@ -173,6 +182,7 @@ def multi_head_layer(heads: Sequence[Any], X: Any, sigma: str | Callable = "relu
     return out
 
 
+@refuses_overflow
 def layer_f(params: Any, Z: Any) -> torch.Tensor:
     """``f(Z; W) = RowSoftmax(Z W_QK Z^T) Z W_v``, shape ``(T, k)`` for ``Z`` of shape ``(T, d)``."""
     Z = as_tensor(Z, "Z", ndim=2)
@@ -188,6 +198,7 @@ def block_layer(params: Any, Z: Any, sigma: str | Callable = "relu") -> torch.Te
     return proj_norm(act(proj_norm(layer_f(p, Z))) @ p.W_c)
 
 
+@refuses_overflow
 def block(layers: Sequence[Any], X: Any, sigma: str | Callable = "relu", *,
           return_all: bool = False) -> torch.Tensor | list[torch.Tensor]:
     """The ``L``-layer block ``g^(L+1)(X)``, shape ``(T, d)``; ``layers`` is a list of ``L`` :class:`Layer`.
@@ -204,6 +215,7 @@ def block(layers: Sequence[Any], X: Any, sigma: str | Callable = "relu", *,
     return outs if return_all else outs[-1]
 
 
+@refuses_overflow
 def scalar_output(layers: Sequence[Any], w: Any, X: Any, sigma: str | Callable = "relu", *,
                   cls_index: int = 0) -> torch.Tensor:
     """Scalar read-out (Sec. 2.6): ``w^T g^(L+1)(X)[cls_index]``, a 0-d tensor; ``w``: ``(d,)``.

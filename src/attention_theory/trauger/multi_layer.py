@@ -38,6 +38,7 @@ def _spec(M: torch.Tensor) -> torch.Tensor:
     return torch.linalg.matrix_norm(M, ord=2)
 
 
+@refuses_overflow
 def lemma_e2_terms(p: tm.Layer, ph: tm.Layer, Z: torch.Tensor, Zh: torch.Tensor,
                    sigma: str = "relu") -> dict[str, torch.Tensor]:
     """The quantities of Lemma E.2 for one block layer, as 0-d tensors.
@@ -122,6 +123,7 @@ def layer1_counterexample(Bx: float, eta: float = 1e-3, d: int = 2) -> tuple[tm.
             tm.Layer(-eta * torch.outer(u, u), eye.clone(), eye.clone()), X)
 
 
+@refuses_overflow
 def unrolled_terms(layers: Sequence[tm.Layer], layers_h: Sequence[tm.Layer], w: torch.Tensor,
                    w_h: torch.Tensor, Xs: Sequence[torch.Tensor], sigma: str = "relu",
                    cls_index: int = 0) -> dict[str, torch.Tensor]:

@@ -206,6 +206,8 @@ def logits_dense(params: Mapping[str, torch.Tensor], X: torch.Tensor, *, heads: 
     d, B = check_params(params)
     dh = _heads(d, heads)
     check_float_tensor(X, "X")
+    if X.dtype != params["Wq"].dtype:
+        raise TypeError(f"X must have the parameters' dtype {params['Wq'].dtype}, got {X.dtype}")
     if X.ndim != len(B) + 3 or X.shape[-1] != d:
         raise ValueError(f"X must have shape {(*B, 'n', 'L', d)}, got {tuple(getattr(X, 'shape', ()))}")
     n, L = X.shape[-3], X.shape[-2]

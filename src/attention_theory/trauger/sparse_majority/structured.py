@@ -270,8 +270,10 @@ def _check_inputs(flat: Any, bits: Any, embeddings: Any, shape: ModelShape) -> t
         raise TypeError(f"flat must be a tensor of shape (R, {shape.size}), got {type(flat).__name__}")
     if flat.ndim != 2 or flat.shape[1] != shape.size:
         raise ValueError(f"flat must be a tensor of shape (R, {shape.size}), got {tuple(flat.shape)}")
-    if not flat.is_floating_point():
-        raise TypeError(f"flat must be a floating-point tensor, got dtype {flat.dtype}")
+    if flat.dtype not in (torch.float32, torch.float64):
+        # float16/bfloat16 would overflow in the logits (their largest value is 65504 / ~3e38
+        # with 3 significant digits): refused rather than computed wrong
+        raise TypeError(f"flat must be a float32 or float64 tensor, got dtype {flat.dtype}")
     R = flat.shape[0]
     if R == 0:
         raise ValueError(f"flat must not be empty (shape {tuple(flat.shape)})")

@@ -123,6 +123,7 @@ def class_logits(params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tens
     return Y @ params["w"].T + params["c"]
 
 
+@refuses_overflow
 def token_bound(embeddings: torch.Tensor, T: int) -> float:
     """``B_x``: the largest l2 norm of an augmented token ``(E_s + PE_j, 1)`` of a length-``T`` run
     (symbols 0 and 1 at positions ``0..T-1``, ``[CLS]`` at ``T``); exact, over every token the
