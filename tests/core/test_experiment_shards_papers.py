@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from attention_theory.config import use_scale
-from attention_theory.experiment import RunContext, main, run_shards, shard_output
+from attention_theory.experiment import RunContext, main, shard_output
 from attention_theory.provenance import jsonable
 
 
