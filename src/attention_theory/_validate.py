@@ -7,6 +7,7 @@ reader who passes a bad shape to ``mixed_norm`` learns which argument was bad.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -397,6 +398,8 @@ def _all_finite(out: Any, depth: int = 0) -> bool:
         return all(_all_finite(v, depth + 1) for v in out.values())
     if isinstance(out, (list, tuple)):
         return all(_all_finite(v, depth + 1) for v in out)
+    if dataclasses.is_dataclass(out) and not isinstance(out, type):
+        return all(_all_finite(getattr(out, f.name), depth + 1) for f in dataclasses.fields(out))
     return True
 
 
@@ -438,14 +441,14 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
             out = fn(*args, **kwargs)
         except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
             raise refuse(args, kwargs, f"result ({type(exc).__name__}: {exc})") from None
-        except (ValueError, RuntimeError, np.linalg.LinAlgError) as exc:
+        except (ValueError, RuntimeError, IndexError, np.linalg.LinAlgError) as exc:
             # with arguments of extreme magnitude, a failure about some intermediate quantity (an
             # inner formula's refusal, "eta must be > 0, got 0", a solver that did not converge)
             # is this function's answer not being representable: say so, naming its arguments
             bound = has_extreme(args, kwargs)
             named = bound is not None and any(
                 re.search(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])", str(exc)) for k in bound)
-            if bound is None or (named and not isinstance(exc, Unrepresentable)):
+            if bound is None or (named and type(exc) is ValueError):
                 raise
             what = "result" if isinstance(exc, Unrepresentable) else f"result ({type(exc).__name__}: {str(exc)[:120]})"
             raise refuse(args, kwargs, what) from None

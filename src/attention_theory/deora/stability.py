@@ -55,7 +55,7 @@ def _elementwise(x: Any, name: str) -> Any:
     if (v.numel() if torch.is_tensor(v) else v.size) == 0:
         raise ValueError(f"{name} must not be empty (shape {tuple(v.shape)})")
     check_finite(v, name)
-    return v if isinstance(x, (list, tuple)) else x
+    return torch.as_tensor(v) if isinstance(x, (list, tuple)) else x
 
 
 def noisy_lin_tokens(n: int, T: int, d: int, *, signal: float = 0.6, R: float = 1.0,

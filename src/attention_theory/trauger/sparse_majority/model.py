@@ -43,7 +43,7 @@ from typing import Mapping
 
 import torch
 
-from attention_theory._validate import check_bool, check_int, check_seed, torch_generator
+from attention_theory._validate import check_bool, check_int, check_seed, refuses_overflow, torch_generator
 from attention_theory.trauger._args import check_float_tensor, check_int_tensor, check_sequence
 from attention_theory.trauger.sparse_majority.data import (
     CLS,
@@ -197,6 +197,7 @@ def logits(params: Mapping[str, torch.Tensor], tokens: torch.Tensor, *,
     return torch.einsum("...ke,...ne->...nk", params["Wc"], z) + params["bc"][..., None, :]
 
 
+@refuses_overflow
 def logits_dense(params: Mapping[str, torch.Tensor], X: torch.Tensor, *, heads: int = 2,
                  key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
     """Reference forward on embedded inputs ``X`` of shape ``(*B, n, L, d)``: logits ``(*B, n, 2)``.
