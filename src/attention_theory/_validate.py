@@ -7,6 +7,7 @@ reader who passes a bad shape to ``mixed_norm`` learns which argument was bad.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import math
 import os
@@ -356,6 +357,10 @@ class Unrepresentable(ValueError):
     (raised by functions decorated with :func:`refuses_overflow`)."""
 
 
+#: True inside a call of a :func:`refuses_overflow` function: the guarded functions it calls (a
+#: training loop's forward passes) run unchecked, at no cost.
+_INSIDE_GUARD: contextvars.ContextVar[bool] = contextvars.ContextVar("inside_refuses_overflow", default=False)
+
 #: Magnitudes beyond which an argument counts as extreme in :func:`refuses_overflow`'s message.
 EXTREME_LARGE, EXTREME_SMALL = 1e100, 1e-100
 
@@ -376,6 +381,10 @@ def _extreme_magnitudes(x: Any) -> str | None:
     return None
 
 
+def _finite_array(a: np.ndarray) -> bool:
+    return bool(np.isfinite(a).all())
+
+
 def _all_finite(out: Any, depth: int = 0) -> bool:
     if depth > 4:
         return True
@@ -384,13 +393,15 @@ def _all_finite(out: Any, depth: int = 0) -> bool:
     if isinstance(out, (float, np.floating)):
         return math.isfinite(out)
     if isinstance(out, np.ndarray):
-        return out.dtype.kind not in "fc" or bool(np.isfinite(out).all())
+        return out.dtype.kind not in "fc" or _finite_array(out)
     if hasattr(out, "detach") and hasattr(out, "dtype"):
         import torch
 
         if not (out.dtype.is_floating_point or out.is_complex()):
             return True
         try:
+            if out.device.type == "cpu" and out.dtype in (torch.float64, torch.float32):
+                return _finite_array(out.detach().numpy())  # numpy: no per-operation dispatch
             return bool(torch.isfinite(out.detach()).all())
         except RuntimeError:  # inside torch.func transforms the values are not inspectable
             return True
@@ -437,6 +448,9 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
+        if _INSIDE_GUARD.get():  # the outermost guarded call checks (and names its own arguments)
+            return fn(*args, **kwargs)
+        token = _INSIDE_GUARD.set(True)
         try:
             out = fn(*args, **kwargs)
         except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
@@ -452,6 +466,8 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             what = "result" if isinstance(exc, Unrepresentable) else f"result ({type(exc).__name__}: {str(exc)[:120]})"
             raise refuse(args, kwargs, what) from None
+        finally:
+            _INSIDE_GUARD.reset(token)
         if not _all_finite(out) and has_extreme(args, kwargs) is not None:
             raise refuse(args, kwargs, "result (NaN or infinite)")
         return out
