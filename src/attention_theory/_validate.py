@@ -460,8 +460,10 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
             # inner formula's refusal, "eta must be > 0, got 0", a solver that did not converge)
             # is this function's answer not being representable: say so, naming its arguments
             bound = has_extreme(args, kwargs)
-            named = bound is not None and any(
-                re.search(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])", str(exc)) for k in bound)
+            named = bound is not None and any(  # the message names an argument of extreme magnitude
+                _extreme_magnitudes(v) is not None
+                and re.search(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])", str(exc))
+                for k, v in bound.items())
             if bound is None or (named and type(exc) is ValueError):
                 raise
             what = "result" if isinstance(exc, Unrepresentable) else f"result ({type(exc).__name__}: {str(exc)[:120]})"

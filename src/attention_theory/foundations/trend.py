@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from attention_theory._validate import as_vector, refuses_overflow
+from attention_theory._validate import as_vector
 
 __all__ = ["TrendEstimate", "log_slope", "ExponentEstimate", "power_exponent", "exponent_outcome"]
 
@@ -160,7 +160,6 @@ def power_exponent(x: Sequence[float], ratio: Sequence[float], *, level: float =
                             float(xs[order[-1]]), float(ys[order[-1]] / ys[order[0]]))
 
 
-@refuses_overflow
 def exponent_outcome(x: Sequence[float], ratio: Sequence[float], *, margin: float = 0.05,
                      claim: str = "refute", level: float = 0.95, instances: Any = None) -> Any:
     """An outcome for ``ratio = O(1)`` along the sequence ``x`` (ratio = LHS over the O-shape).

@@ -30,8 +30,6 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from attention_theory._validate import refuses_overflow
-
 __all__ = ["ClaimViolation", "Outcome", "current_check", "running_check", "instances_fingerprint", "MAX_RTOL", "MAX_ATOL", "MIN_REASON_CHARS", "check_tolerances",
            "bound_outcome", "identity_outcome", "interval_outcome"]
 
@@ -256,7 +254,6 @@ def _non_finite(sides: list[tuple[str, np.ndarray]]) -> str | None:
     return "; ".join(msgs) if msgs else None
 
 
-@refuses_overflow
 def bound_outcome(lhs: Any, rhs: Any, *, rtol: float = 1e-9, atol: float = 0.0,
                   tolerance_reason: str | None = None, instances: Any = None) -> Outcome:
     """Compare ``lhs <= rhs * (1 + rtol) + atol`` elementwise.
