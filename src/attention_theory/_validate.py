@@ -381,10 +381,6 @@ def _extreme_magnitudes(x: Any) -> str | None:
     return None
 
 
-def _finite_array(a: np.ndarray) -> bool:
-    return bool(np.isfinite(a).all())
-
-
 def _all_finite(out: Any, depth: int = 0) -> bool:
     if depth > 4:
         return True
@@ -393,7 +389,7 @@ def _all_finite(out: Any, depth: int = 0) -> bool:
     if isinstance(out, (float, np.floating)):
         return math.isfinite(out)
     if isinstance(out, np.ndarray):
-        return out.dtype.kind not in "fc" or _finite_array(out)
+        return out.dtype.kind not in "fc" or bool(np.isfinite(out).all())
     if hasattr(out, "detach") and hasattr(out, "dtype"):
         import torch
 
@@ -401,7 +397,7 @@ def _all_finite(out: Any, depth: int = 0) -> bool:
             return True
         try:
             if out.device.type == "cpu" and out.dtype in (torch.float64, torch.float32):
-                return _finite_array(out.detach().numpy())  # numpy: no per-operation dispatch
+                return bool(np.isfinite(out.detach().numpy()).all())  # numpy: no per-operation dispatch
             return bool(torch.isfinite(out.detach()).all())
         except RuntimeError:  # inside torch.func transforms the values are not inspectable
             return True
@@ -428,11 +424,14 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     sig = inspect.signature(fn)
 
-    def refuse(args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> ValueError:
+    def arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         try:
-            bound = sig.bind(*args, **kwargs).arguments
+            return dict(sig.bind(*args, **kwargs).arguments)
         except TypeError:
-            bound = {}
+            return {}
+
+    def refuse(args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> ValueError:
+        bound = arguments(args, kwargs)
         extreme = [f"{k}={m}" for k, v in bound.items() if (m := _extreme_magnitudes(v)) is not None]
         where = (f"for the argument(s) of extreme magnitude {', '.join(extreme)}" if extreme
                  else f"for the arguments {', '.join(bound)}")
@@ -440,10 +439,7 @@ def refuses_overflow(fn: Callable[..., Any]) -> Callable[..., Any]:
                           f"the problem (units) so that its values lie within 1e-100 .. 1e100")
 
     def has_extreme(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        try:
-            bound = sig.bind(*args, **kwargs).arguments
-        except TypeError:
-            return None
+        bound = arguments(args, kwargs)
         return bound if any(_extreme_magnitudes(v) is not None for v in bound.values()) else None
 
     @functools.wraps(fn)

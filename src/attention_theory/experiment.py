@@ -42,7 +42,7 @@ from attention_theory.cluster import add_cluster_options, cluster_spec, one_thre
 from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
 from attention_theory.papers import PAPERS
-from attention_theory.provenance import git_commit, jsonable
+from attention_theory.provenance import git_commit, json_data, jsonable
 from attention_theory.results import (
     CheckpointError,
     clean_temporary_files,
@@ -68,14 +68,14 @@ MAX_COUNT = 2**31 - 1
 
 
 # argparse types: a bad value exits with status 2 and a one-line message naming the option
-def _int_at_least(text: str, minimum: int, what: str, maximum: int = MAX_COUNT) -> int:
+def _int_at_least(text: str, minimum: int, what: str, maximum: int | None = MAX_COUNT) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
     if value < minimum:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-    if value > maximum:
+    if maximum is not None and value > maximum:
         raise argparse.ArgumentTypeError(f"expected {what} <= {maximum}, got {text!r}")
     return value
 
@@ -92,7 +92,7 @@ def nonnegative_int(text: str) -> int:
 
 def seed_int(text: str) -> int:
     """A seed: an integer in ``[0, 2**63)`` (what :func:`attention_theory._validate.check_seed` accepts)."""
-    value = _int_at_least(text, 0, "a seed (an integer >= 0)", maximum=2**64)
+    value = _int_at_least(text, 0, "a seed (an integer >= 0)", maximum=None)
     if value >= SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"expected a seed < 2**63, got {text!r}")
     return value
@@ -458,7 +458,7 @@ def shard_output(ctx: RunContext, part: str, label: str, config: Mapping[str, An
         saved = None
     if saved is not None:
         return saved["output"]
-    output = json.loads(json.dumps(jsonable(compute())))
+    output = json_data(compute())
     save_json_checkpoint(path, {"output": output}, config=config)
     return output
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 import platform
 import subprocess
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["git_commit", "source_tree_hash", "package_version", "default_device", "jsonable"]
+__all__ = ["git_commit", "source_tree_hash", "package_version", "default_device", "jsonable", "json_data"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,3 +69,10 @@ def jsonable(x: Any) -> Any:
     if isinstance(x, (str, int, bool)) or x is None:
         return x
     return repr(x)
+
+
+
+def json_data(x: Any) -> Any:
+    """``x`` as it reads back from JSON (:func:`jsonable`, then a round trip: tuples become lists,
+    keys strings), so values computed now and values read from a file compare equal."""
+    return json.loads(json.dumps(jsonable(x)))

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from attention_theory._validate import check_path, check_positive
-from attention_theory.provenance import git_commit, jsonable, package_version
+from attention_theory.provenance import git_commit, json_data, jsonable, package_version
 
 __all__ = [
     "PROVENANCE_KEYS",
@@ -394,7 +394,7 @@ _CHECKSUM_RECORD = ".attention_theory_checksum.json"
 def _canonical_json(obj: Any) -> bytes:
     """Key-sorted, compact JSON of ``obj`` after a JSON round trip (int keys become strings), so
     the same content always gives the same bytes."""
-    normal = json.loads(json.dumps(jsonable(obj)))
+    normal = json_data(obj)
     return json.dumps(normal, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 

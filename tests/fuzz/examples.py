@@ -1197,3 +1197,5 @@ ALLOWED.setdefault(_V + "torch_generator", {}).update({
 EXAMPLES["attention_theory.verify.campaign.task_jobs"] = lambda: dict(entry={"cpu_s": 13.0, "pieces_cpu_s": [3.0, 3.0]})
 EXAMPLES["attention_theory.results.temporary_prefix"] = lambda: dict()
 EXCLUDED[_V + "refuses_overflow"] = "a decorator (takes a function): tests/core/test_refuses_overflow.py"
+EXAMPLES["attention_theory.provenance.json_data"] = lambda: dict(x={"a": (1.0, 2), 3: np.arange(2.0)})
+ALLOWED["attention_theory.provenance.json_data"] = {"x:*": "any object has a JSON form (as jsonable's)"}

@@ -14,7 +14,6 @@ writes ``e1.json``, ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with p
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 import numpy as np
@@ -25,7 +24,7 @@ from attention_theory.foundations.mirror import directional_bregman
 from attention_theory.julistiono import model as mj
 from attention_theory.julistiono.mirror_descent import joint_lp_md, torch_md_step_
 from attention_theory.julistiono.svm import lp_att_svm, lp_v_svm, select_alpha
-from attention_theory.provenance import jsonable
+from attention_theory.provenance import json_data
 
 __all__ = ["E1_PS", "E_STEPS", "E1_BLOCK", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT"]
 
@@ -89,8 +88,7 @@ def run_e1(n_seeds: int, *, record_every: int = 50) -> dict[str, Any]:
     """E1 over seeds ``1..n_seeds`` in this process: summary curves (median/quartiles over seeds)
     per (p, q). ``run julistiono experiments --parts e1`` computes the same in seed blocks."""
     seeds = tuple(range(1, n_seeds + 1))
-    blocks = {p: json.loads(json.dumps(jsonable(_e1_block(p, seeds, record_every=record_every))))
-              for p in E1_PS}
+    blocks = {p: json_data(_e1_block(p, seeds, record_every=record_every)) for p in E1_PS}
     return {"seeds": list(seeds), "runs": {str(p): _e1_summary([blocks[p]]) for p in E1_PS}}
 
 
