@@ -19,7 +19,9 @@ $(STAMP): pyproject.toml
 # through jupyter-cache (_build/.jupyter_cache): a chapter is executed again only when its code,
 # the package source, results/, pyproject.toml or an ATTN_* setting changed; a cached chapter's
 # check records are restored from the run that computed them (attention_theory.sphinx.bookcache).
-# ATTN_BOOK_CACHE=0 (make book-fresh) executes every chapter.
+# The chapters to execute run first, in parallel (one Dask worker per core, one thread each;
+# ATTN_BOOK_WORKERS=N to choose, 1 for one after another: attention_theory.sphinx.prerun).
+# ATTN_BOOK_CACHE=0 (make book-fresh) empties the cache first, so every chapter is executed.
 book: $(STAMP)
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 	@echo "Open _build/html/index.html"
@@ -56,7 +58,7 @@ test: $(STAMP)
 	$(PY) tests/toc_notebooks.py _build/nbval
 	ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
 	  OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1} \
-	  $(PY) -m pytest tests _build/nbval --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider \
+	  $(PY) -m pytest tests _build/nbval --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider --durations=15 \
 	  -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(STAMP)

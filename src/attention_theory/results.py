@@ -475,9 +475,12 @@ def _checkpoint_bytes(path: str | os.PathLike) -> tuple[Path, bytes] | None:
     return p, data
 
 
-def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None = None
-                    ) -> dict[str, Any] | None:
+def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None = None,
+                    allowed: tuple[type, ...] = ()) -> dict[str, Any] | None:
     """The checkpoint at ``path``, or ``None`` when there is none (a fresh start).
+
+    The file may hold tensors and plain data (and NumPy arrays and the classes ``allowed``,
+    e.g. a result dataclass, when given); anything else is refused before it is built.
 
     Raises :class:`CorruptCheckpoint` (a ``ValueError``) when the file is empty, truncated, not a
     checkpoint of this format, or fails its checksum, and :class:`CheckpointMismatch` when
@@ -522,7 +525,17 @@ def load_checkpoint(path: str | os.PathLike, *, config: Mapping[str, Any] | None
         # tensors and plain data only: a checkpoint whose pickle names any other callable (a file
         # planted in an output folder, say) is refused before anything in it runs; the checksum
         # cannot guard against that, whoever writes the file can recompute it
-        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        if allowed:
+            import numpy as np
+
+            # NumPy arrays of numbers only (an object array would need its objects' classes)
+            dtypes = [type(np.dtype(t)) for t in (np.float64, np.float32, np.float16, np.int64, np.int32,
+                                                  np.int16, np.int8, np.uint8, np.bool_, np.complex128)]
+            safe = [*allowed, np.ndarray, np.dtype, np._core.multiarray._reconstruct, *dtypes]
+            with torch.serialization.safe_globals(safe):
+                state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        else:
+            state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         raise CorruptCheckpoint(p, "holds objects other than tensors and plain data, which this version "
                                    f"refuses to load (they could run code): {str(exc).splitlines()[0][:200]}"

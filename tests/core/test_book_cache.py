@@ -134,6 +134,7 @@ def test_executed_now_tells_a_cache_hit_from_an_execution():
     assert bc.executed_now({"method": "force", "mtime": t0 - 1e6}, t0, t0 + 5) is True
     assert bc.executed_now({"method": "cache", "mtime": t0 + 3}, t0, t0 + 5) is True
     assert bc.executed_now({"method": "cache", "mtime": t0 - 86400}, t0, t0 + 5) is False
+    assert bc.executed_now({"method": "cache", "mtime": t0 - 0.5}, t0, t0 + 5) is False
     # a cache entry whose naive UTC time reads as hours in the future is not "now" either
     assert bc.executed_now({"method": "cache", "mtime": t0 + 7200}, t0, t0 + 5) is False
 

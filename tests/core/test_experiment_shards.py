@@ -84,9 +84,10 @@ def test_restart_moves_every_shard_checkpoint_aside(one_process, tmp_path, capsy
 
 
 def test_a_part_without_shards_says_it_runs_here(tmp_path, capsys):
-    assert main(["run", "trauger", "sparse-majority", "--parts", "benchmark", "--benchmark-epochs", "1",
-                 "--Ts", "20", "--seeds", "0", "--no-progress", "--out", str(tmp_path), "--workers", "2"]) == 0
-    assert "benchmark: not made of shards, runs in this process" in capsys.readouterr().out
+    assert main(["run", "trauger", "sparse-majority", "--parts", "benchmark-structured", "--benchmark-epochs", "1",
+                 "--benchmark-reps", "1", "--Ts", "20", "--seeds", "0", "--no-progress", "--out", str(tmp_path),
+                 "--workers", "2"]) == 0
+    assert "benchmark-structured: not made of shards, runs in this process" in capsys.readouterr().out
 
 
 def test_a_result_of_another_configuration_is_not_written_over(one_process, tmp_path, capsys):

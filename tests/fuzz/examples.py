@@ -39,6 +39,7 @@ from attention_theory.qin.bounds import BallConstants
 from attention_theory.qin.model import Dims, QinConfig
 from attention_theory.trauger.checks.linear_covering import check_maurey_tightness
 from attention_theory.trauger.sparse_majority.authors_model import ModelShape
+from attention_theory.trauger.sparse_majority.benchmark import record_products
 from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig
 from attention_theory.trauger.sparse_majority.training import SweepConfig
 from attention_theory.verify.outcomes import Outcome
@@ -453,9 +454,11 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.trauger.sparse_majority.authors_model.random_orthogonal_embeddings': lambda: dict(d=64, generator=torch.Generator().manual_seed(0)),
     'attention_theory.trauger.sparse_majority.authors_model.run_generator': lambda: dict(T=10, seed=0, stream='embeddings'),
     'attention_theory.trauger.sparse_majority.authors_model.unflatten': lambda: dict(flat=torch.from_numpy(unif((37506,), -1.248, 1.444)), shape=ModelShape(d=64, heads=2, key_dim=64, value_dim=64, dense_units=64, n_classes=2)),
-    'attention_theory.trauger.sparse_majority.benchmark.benchmark_trainers': lambda: dict(config=ProtocolConfig(name='authors', Ts=(10, 12), seeds=(0,), n_train=20, n_val=10, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=8, max_epochs=200000, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=50, eval_dense_until=500, checkpoint_every=1000, dtype='float32', val_chunk=1000), epochs_structured=1, epochs_batched=1, epochs_naive=1),  # 250.8 ms
-    'attention_theory.trauger.sparse_majority.benchmark.matmul_throughput': lambda: dict(config=ProtocolConfig(name='authors', Ts=(10, 12), seeds=(0,), n_train=20, n_val=10, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=8, max_epochs=200000, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=50, eval_dense_until=500, checkpoint_every=1000, dtype='float32', val_chunk=1000)),
-    'attention_theory.trauger.sparse_majority.benchmark.naive_steps_per_second': lambda: dict(config=ProtocolConfig(name='authors', Ts=(10, 12), seeds=(0,), n_train=20, n_val=10, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=8, max_epochs=200000, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=50, eval_dense_until=500, checkpoint_every=1000, dtype='float32', val_chunk=1000), epochs=1, runs=[(10, 0), (12, 0)]),
+    'attention_theory.trauger.sparse_majority.benchmark.benchmark_trainers': lambda: dict(config=ProtocolConfig(name='authors', Ts=(10, 12), seeds=(0,), n_train=20, n_val=10, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=8, max_epochs=200000, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=50, eval_dense_until=500, checkpoint_every=1000, dtype='float32', val_chunk=1000), epochs=1, reps=2, peak_n=64, peak_reps=1),  # 250.8 ms
+    'attention_theory.trauger.sparse_majority.benchmark.product_flops': lambda: dict(op='bmm', shapes=[[2, 3, 4], [2, 4, 5]]),
+    'attention_theory.trauger.sparse_majority.benchmark.record_products': lambda: dict(fn=lambda: torch.ones(2, 3) @ torch.ones(3, 4)),
+    'attention_theory.trauger.sparse_majority.benchmark.replay_products': lambda: dict(products=record_products(lambda: torch.bmm(torch.ones(2, 3, 4), torch.ones(2, 4, 5))), seed=0),
+    'attention_theory.trauger.sparse_majority.benchmark.sgemm_peak': lambda: dict(n=64, reps=1, threads=1),
     'attention_theory.trauger.sparse_majority.data.check_index_set_size': lambda: dict(T=20, k=9),
     'attention_theory.trauger.sparse_majority.data.embed': lambda: dict(tokens=torch.from_numpy(ints((20, 13), 0, 2)), d=16),
     'attention_theory.trauger.sparse_majority.data.majority_labels': lambda: dict(S=torch.tensor([[1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0]], dtype=torch.long), index_set=torch.tensor([1, 2, 3, 6, 8, 9, 13, 14, 19], dtype=torch.long)),
@@ -899,7 +902,6 @@ EXCLUDED.update({
         "julistiono.experiments.run_e3_standin", "julistiono.experiments.run_e4_standin",
         "qin.experiments.e1_run", "qin.experiments.e3_run", "qin.experiments.lowrank_spectrum",
         "trauger.sparse_majority.experiment.run_authors_sweep", "trauger.sparse_majority.experiment.run_sweep",
-        "trauger.sparse_majority.experiment.run_benchmark",
         "trauger.sparse_majority.experiment.run_structured_benchmark",
         "trauger.sparse_majority.benchmark.benchmark_trainers", "experiment.run_cli",
         "verify.rerun.main", "verify.campaign.run_campaign")},
@@ -1199,3 +1201,8 @@ EXAMPLES["attention_theory.results.temporary_prefix"] = lambda: dict()
 EXCLUDED[_V + "refuses_overflow"] = "a decorator (takes a function): tests/core/test_refuses_overflow.py"
 EXAMPLES["attention_theory.provenance.json_data"] = lambda: dict(x={"a": (1.0, 2), 3: np.arange(2.0)})
 ALLOWED["attention_theory.provenance.json_data"] = {"x:*": "any object has a JSON form (as jsonable's)"}
+EXAMPLES["attention_theory.compute_cache.cache_folder"] = lambda: dict(environ={"ATTN_COMPUTE_CACHE": "0"})
+EXAMPLES["attention_theory.compute_cache.cache_key"] = lambda: dict(name="f", args=(1, (2, 3)), kwargs={"a": 1.5})
+EXCLUDED["attention_theory.compute_cache.cached_on_disk"] = ("a decorator (takes classes, returns a "
+                                                             "decorator): tests/core/test_compute_cache.py")
+ALLOWED["attention_theory.compute_cache.cache_key"] = {"name:string": "any string names a function"}

@@ -444,18 +444,6 @@ def test_flops_count():
     assert fac["total"] == fac["forward"] + fac["backward"] > 0
 
 
-def test_benchmark_reports_three_trainers():
-    from attention_theory.trauger.sparse_majority import benchmark as bm
-
-    cfg = pr.protocol("authors", "full", Ts=(10, 12), seeds=(0,), n_train=20, n_val=10, batch_size=8)
-    res = bm.benchmark_trainers(config=cfg, epochs_structured=1, epochs_batched=1, epochs_naive=1)
-    for key in ("naive", "batched", "structured"):
-        assert res[key]["steps_per_s"] > 0 and res[key]["optimizer_steps"] > 0
-    assert res["structured"]["optimizer_steps"] == 2 * 3
-    assert res["flops_per_step_structured"] > 0 and res["matmul"]["step_shapes_gflops"] > 0
-    assert res["threads"] == torch.get_num_threads()
-
-
 def test_experiment_runs_the_authors_protocol(tmp_path):
     from attention_theory.experiment import run_cli
     from attention_theory.results import read_result

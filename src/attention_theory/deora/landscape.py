@@ -31,9 +31,11 @@ from attention_theory._validate import (
     real_values,
     refuses_overflow,
 )
+from attention_theory.compute_cache import cached_on_disk
 from attention_theory.config import cached_per_scale, pick, scale
 from attention_theory.deora import model as md
 from attention_theory.foundations import hessian as hs
+from attention_theory.search import SizedSearch
 
 __all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid', 'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_closed_form', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
 
@@ -371,6 +373,7 @@ def identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, 
 
 
 @cached_per_scale(maxsize=2)
+@cached_on_disk(allowed=(SizedSearch,))  # shared by the chapter and its negative controls
 def _identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int, int], ...], restarts: int,
                                     steps: int, seed: int, exact_limit: int) -> dict[str, Any]:
     from attention_theory.search import maximize_over_sizes

@@ -22,7 +22,12 @@ the cache.  Two things myst-nb does not do by itself are done here.
   computed them.  A record some chapter executed in this build is never overwritten by a
   restored one.
 
-``ATTN_BOOK_CACHE=0`` (``make book-fresh``) switches to ``nb_execution_mode: force``: every
+* **Stale chapters run in parallel.**  At ``builder-inited`` the chapters without a cache
+  entry are executed on Dask workers and cached (:mod:`attention_theory.sphinx.prerun`); when
+  Sphinx reads them myst-nb finds them in the cache.  Their records are staged per chapter,
+  saved to the store and put in the registry in table-of-contents order.
+
+``ATTN_BOOK_CACHE=0`` (``make book-fresh``) empties the cache of the current key first, so every
 chapter is executed (and the record store is refreshed).  ``make test`` does not build the book
 (it runs nbval), so it always executes everything.
 """
@@ -54,7 +59,8 @@ __all__ = ["source_key", "snapshot", "changed", "save_records", "restore_records
 KEY_INPUTS = ("src/attention_theory", "results", "pyproject.toml")
 KEY_EXCLUDED = ("src/attention_theory/sphinx", "results/registry-full")
 #: Environment variables that do not change what a chapter computes.
-KEY_ENV_IGNORED = frozenset({"ATTN_REGISTRY_DIR", "ATTN_BOOK_CACHE"})
+KEY_ENV_IGNORED = frozenset({"ATTN_REGISTRY_DIR", "ATTN_BOOK_CACHE", "ATTN_BOOK_WORKERS",
+                             "ATTN_COMPUTE_CACHE"})
 SKIPPED_PARTS = frozenset({"__pycache__", ".ipynb_checkpoints", ".pytest_cache"})
 #: Files that never change what a chapter computes: bytecode, and the checkpoints a running
 #: sweep writes into ``results/`` (git ignores them; a chapter reads only result files).
@@ -182,7 +188,9 @@ def executed_now(exec_data: Mapping[str, Any] | None, started: float, now: float
     if exec_data.get("method") != "cache":
         return True
     mtime = exec_data.get("mtime")
-    return mtime is not None and started - 1.0 <= float(mtime) <= now + 1.0
+    # no slack before ``started``: an entry made a moment earlier (by the parallel pre-run, or
+    # by a build that ended just before this one) is a cache hit
+    return mtime is not None and started <= float(mtime) <= now + 1.0
 
 
 def cache_enabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -218,6 +226,7 @@ class _State:
     written: set[str] = dataclasses.field(default_factory=set)
     executed: list[str] = dataclasses.field(default_factory=list)
     restored: list[str] = dataclasses.field(default_factory=list)
+    prerun: set[str] = dataclasses.field(default_factory=set)
 
 
 def _build_dir(app: Sphinx) -> Path:
@@ -236,15 +245,25 @@ def _config_inited(app: Sphinx, config: Any) -> None:
     os.utime(folder)
     prune_keys(root, keep=key)
     enabled = cache_enabled()
-    if enabled:
-        config.nb_execution_mode = "cache"
-        config.nb_execution_cache_path = str(folder / "jupyter")
-        logger.info(f"[bookcache] jupyter-cache at {folder / 'jupyter'} (source key {key})")
-    else:
-        config.nb_execution_mode = "force"
-        logger.info("[bookcache] ATTN_BOOK_CACHE=0: executing every chapter")
+    if not enabled:
+        # an empty cache for this key: every chapter is executed (in parallel, by prerun) and
+        # the record store is refreshed
+        for sub in ("jupyter", "records"):
+            shutil.rmtree(folder / sub, ignore_errors=True)
+        (folder / "jupyter").mkdir(parents=True, exist_ok=True)
+        logger.info("[bookcache] ATTN_BOOK_CACHE=0: cache emptied, executing every chapter")
+    config.nb_execution_mode = "cache"
+    config.nb_execution_cache_path = str(folder / "jupyter")
+    logger.info(f"[bookcache] jupyter-cache at {folder / 'jupyter'} (source key {key})")
     app._attn_bookcache = _State(enabled=enabled, key=key, store=folder / "records",
                                  registry=_build_dir(app) / "registry")
+
+
+def _builder_inited(app: Sphinx) -> None:
+    from attention_theory.sphinx.prerun import prerun
+
+    st: _State = app._attn_bookcache
+    st.prerun.update(prerun(app))
 
 
 def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
@@ -264,9 +283,13 @@ def _doctree_read(app: Sphinx, doctree: Any) -> None:
     executed = executed_now(exec_data, started, time.time())
     if executed is None:
         return
+    if docname in st.prerun:  # executed before the read; its records are in the registry
+        st.executed.append(docname)
+        return
     if executed:
         names = changed(before, snapshot(st.registry))
-        save_records(st.registry, st.store, docname, names, key=st.key)
+        save_records(st.registry, st.store, docname, names, key=st.key,
+                     seconds=float(exec_data.get("runtime") or 0.0))
         st.written.update(names)
         st.executed.append(docname)
         return
@@ -307,6 +330,8 @@ def _env_updated(app: Sphinx, env: Any) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     # after jupyter-book's own config handling, before myst-nb reads it (builder-inited)
     app.connect("config-inited", _config_inited, priority=900)
+    # after the registry is emptied and myst-nb's configuration is made (both at priority 500)
+    app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("source-read", _source_read, priority=100)
     app.connect("doctree-read", _doctree_read, priority=100)
     app.connect("env-updated", _env_updated)

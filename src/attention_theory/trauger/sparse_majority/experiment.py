@@ -4,7 +4,6 @@ Run it with the book's experiment command::
 
     python -m attention_theory run trauger sparse-majority --scale smoke
     python -m attention_theory run trauger sparse-majority --scale full --device cuda
-    python -m attention_theory run trauger sparse-majority --parts benchmark
 
 ``--scale`` defaults to ``ATTN_SCALE`` (``smoke`` unless set).  The sweep writes
 ``runs-<scale>.json`` (one record per ``(T, seed)`` run at its best epoch, the evaluation
@@ -17,7 +16,9 @@ command); it is deleted once the result is written unless ``--keep-checkpoint``.
 the first edition's, trained by :func:`~.training.train_batched`) or ``authors`` (the authors'
 code, trained by :func:`~.structured.train_structured`; its checkpoint is
 ``checkpoint-authors-<scale>.pt``).  The part ``benchmark-structured`` times the naive loop, the
-first edition's batched trainer and the structured trainer (:func:`~.benchmark.benchmark_trainers`)::
+first edition's batched trainer and the structured trainer in steady state, interleaved, beside a
+replay of the structured trainer's matrix products (:func:`~.benchmark.benchmark_trainers`;
+``--benchmark-epochs`` epochs per block, ``--benchmark-reps`` repetitions)::
 
     python -m attention_theory run trauger sparse-majority --protocol authors --scale smoke
     python -m attention_theory run trauger sparse-majority --parts benchmark-structured
@@ -31,8 +32,6 @@ import json
 import time
 from pathlib import Path
 from typing import Any, Sequence
-
-import torch
 
 from attention_theory._validate import check_mapping
 from attention_theory.config import SCALES
@@ -54,14 +53,9 @@ from attention_theory.trauger._args import check_sequence
 from attention_theory.trauger.sparse_majority.benchmark import benchmark_trainers
 from attention_theory.trauger.sparse_majority.protocol import PROTOCOLS, ProtocolConfig, protocol
 from attention_theory.trauger.sparse_majority.structured import train_structured
-from attention_theory.trauger.sparse_majority.training import (
-    SweepConfig,
-    build_sweep_data,
-    train_batched,
-    train_naive,
-)
+from attention_theory.trauger.sparse_majority.training import SweepConfig, train_batched
 
-__all__ = ["sweep_config", "summarize", "run_sweep", "run_authors_sweep", "authors_shard", "run_benchmark",
+__all__ = ["sweep_config", "summarize", "run_sweep", "run_authors_sweep", "authors_shard",
            "run_structured_benchmark", "results_dir", "EXPERIMENT"]
 
 #: Protocol choices the paper leaves open (documented in the chapter).
@@ -169,70 +163,21 @@ def run_authors_sweep(config: ProtocolConfig, *, checkpoint_dir: str | Path | No
 
 def run_structured_benchmark(scale: str | None = None, **kwargs: Any) -> dict[str, Any]:
     """:func:`~.benchmark.benchmark_trainers` at ``scale``: ``full`` times every (T, seed) run of the
-    paper (structured 20 epochs, batched 3, naive 1 epoch of every length); ``smoke`` three lengths
-    and two seeds for a few epochs.  ``kwargs`` override the trainer arguments."""
+    paper (10 lengths x 5 seeds; 3 epochs per block, 5 repetitions, the peak on a ``2048^3``
+    product); ``smoke`` three lengths x two seeds, 1 epoch per block, 3 repetitions, a ``1024^3``
+    peak (seconds on one thread).  ``kwargs`` override the arguments of ``benchmark_trainers``.
+    Returns ``{"config", "data"}``."""
     scale = _env_scale() if scale is None else scale
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
     if scale == "smoke":
         cfg = protocol("authors", "full", Ts=(20, 100, 200), seeds=(0, 1), n_val=100)
-        args: dict[str, Any] = {"config": cfg, "epochs_structured": 5, "epochs_batched": 1, "epochs_naive": 1}
+        args: dict[str, Any] = {"config": cfg, "epochs": 1, "reps": 3, "peak_n": 1024}
     else:
-        args = {"config": protocol("authors", "full", n_val=100), "epochs_structured": 20,
-                "epochs_batched": 3, "epochs_naive": 1}
+        args = {"config": protocol("authors", "full", n_val=100), "epochs": 3, "reps": 5, "peak_n": 2048}
     args.update(kwargs)
     res = benchmark_trainers(**args)
     return {"config": res.pop("config"), "data": res}
-
-
-def run_benchmark(*, epochs: int = 4, device: str = "cpu",
-                  Ts: Sequence[int] | None = None, seeds: Sequence[int] | None = None,
-                  n_val: int = 200, progress: bool = False) -> dict[str, Any]:
-    """Aggregate optimizer steps per second: batched trainer vs the naive loop, same device.
-
-    Both train the runs of the paper's sweep shape (all ``T``, all seeds unless reduced)
-    for ``epochs`` epochs with the same hyper-parameters.  A third figure, "one at a time",
-    runs the batched trainer on each run separately (same fast forward, no stacking) to
-    separate the gain of the forward from the gain of stacking.
-    """
-    base = SweepConfig()
-    cfg = dataclasses.replace(base, Ts=tuple(Ts or base.Ts), seeds=tuple(seeds or base.seeds),
-                              n_val=n_val, max_epochs=epochs, eval_every=epochs,
-                              checkpoint_every=epochs)
-    data = build_sweep_data(cfg)
-    steps_per_epoch = -(-cfg.n_train // cfg.batch_size)
-    R = len(cfg.runs)
-
-    t = time.perf_counter()
-    res = train_batched(cfg, device=device, progress=progress, data=data)
-    if torch.device(device).type == "cuda":
-        torch.cuda.synchronize()
-    wall_batched = time.perf_counter() - t
-    steps_batched = sum(r["optimizer_steps"] for r in res["runs"])
-
-    t = time.perf_counter()
-    for r, (T, s) in enumerate(cfg.runs):
-        one = dataclasses.replace(cfg, Ts=(T,), seeds=(s,))
-        train_batched(one, device=device, progress=False)
-    wall_single = time.perf_counter() - t
-    steps_single = R * epochs * steps_per_epoch
-
-    naive = train_naive(cfg, device=device, epochs=epochs, data=data, progress=progress)
-    out_data = {
-        "runs": R, "epochs": epochs, "steps_per_epoch": steps_per_epoch,
-        "batched": {"optimizer_steps": steps_batched, "wall_time_s": wall_batched,
-                    "steps_per_s": steps_batched / wall_batched},
-        "one_at_a_time_fast_forward": {"optimizer_steps": steps_single, "wall_time_s": wall_single,
-                                       "steps_per_s": steps_single / wall_single},
-        "naive": {"optimizer_steps": naive["optimizer_steps"], "wall_time_s": naive["wall_time_s"],
-                  "steps_per_s": naive["optimizer_steps"] / naive["wall_time_s"]},
-        "note": ("wall times include one evaluation per run (train set and a validation set of "
-                 f"{n_val}) for the two trainers built on train_batched; the naive loop does none"),
-    }
-    out_data["ratio_batched_over_naive"] = out_data["batched"]["steps_per_s"] / out_data["naive"]["steps_per_s"]
-    out_data["ratio_batched_over_one_at_a_time"] = (out_data["batched"]["steps_per_s"]
-                                                    / out_data["one_at_a_time_fast_forward"]["steps_per_s"])
-    total_steps_full = R * 200_000 * steps_per_epoch
-    out_data["projected_full_sweep_hours_batched"] = total_steps_full / out_data["batched"]["steps_per_s"] / 3600
-    return {"config": cfg.to_dict() | {"benchmark_epochs": epochs}, "data": out_data}
 
 
 def _options(ap: argparse.ArgumentParser) -> None:
@@ -245,7 +190,10 @@ def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--max-wall-s", type=positive_float, default=None,
                     help="sweep: end (after a last evaluation) once this many seconds have passed")
     ap.add_argument("--keep-checkpoint", action="store_true", help="sweep: keep the checkpoint after the run")
-    ap.add_argument("--benchmark-epochs", type=positive_int, default=4, help="benchmark: epochs per trainer")
+    ap.add_argument("--benchmark-epochs", type=positive_int, default=None,
+                    help="benchmark-structured: epochs per timed block (default: the scale's)")
+    ap.add_argument("--benchmark-reps", type=positive_int, default=None,
+                    help="benchmark-structured: interleaved repetitions (default: the scale's)")
     ap.add_argument("--from", dest="collect_from", type=Path, nargs="+", default=None, metavar="FOLDER",
                     help="collect-authors: folders holding checkpoint-authors-full.pt (default: "
                          "<out>/authors-a and <out>/authors-b)")
@@ -341,27 +289,29 @@ def _collected(ctx: RunContext, folders: Sequence[str | Path], checkpoint_name: 
                       summary=f"{len(data['runs'])} runs ({n_done} stopped), processes at epochs {epochs}")
 
 
-def _benchmark_part(ctx: RunContext) -> PartResult:
-    o = ctx.options
-    res = run_benchmark(epochs=o.benchmark_epochs, device=ctx.device, Ts=o.Ts, seeds=o.seeds,
-                        progress=ctx.progress)
-    d = res["data"]
-    return PartResult(res["config"], d, summary=(
-        f"batched {d['batched']['steps_per_s']:.1f} steps/s, naive {d['naive']['steps_per_s']:.1f} "
-        f"steps/s, ratio {d['ratio_batched_over_naive']:.1f}x"))
-
-
 def _structured_benchmark_part(ctx: RunContext) -> PartResult:
     o = ctx.options
+    if ctx.device != "cpu":
+        raise SystemExit("error: benchmark-structured times the trainers on the CPU (omit --device)")
     over: dict[str, Any] = {}
     if o.Ts or o.seeds:
         base = protocol("authors", "full", n_val=100)
         over["config"] = dataclasses.replace(base, Ts=tuple(o.Ts or base.Ts), seeds=tuple(o.seeds or base.seeds))
+    if o.benchmark_epochs is not None:
+        over["epochs"] = o.benchmark_epochs
+    if o.benchmark_reps is not None:
+        over["reps"] = o.benchmark_reps
     res = run_structured_benchmark(ctx.scale, progress=ctx.progress, **over)
     d = res["data"]
+    rate = {k: d["trainers"][k]["steps_per_cpu_s"]["median"] for k in ("structured", "batched", "naive")}
+    frac = d["throughput"]["fraction_of_limit"]["cpu"]
     return PartResult(res["config"], d, summary=(
-        f"structured {d['structured']['steps_per_s']:.0f} steps/s, batched {d['batched']['steps_per_s']:.0f}, "
-        f"naive {d['naive']['steps_per_s']:.1f} ({d['threads']} threads)"))
+        f"median steps per CPU-second: structured {rate['structured']:.0f}, batched {rate['batched']:.0f}, "
+        f"naive {rate['naive']:.1f}; structured/batched "
+        f"{d['speedup']['structured_over_batched']['cpu']['median']:.2f}x; fraction of the products' "
+        f"limit {frac['min']:.2f}-{frac['max']:.2f}"
+        + (" (EXCEEDS 1)" if d["fraction_exceeds_one"] else "")
+        + f" ({d['machine']['torch_threads']} threads)"))
 
 
 def _collect_part(ctx: RunContext) -> PartResult:
@@ -390,11 +340,10 @@ EXPERIMENT = Experiment(
     results="trauger-sparse-majority",
     parts=(Part("sweep", _sweep_part, "train every (T, seed) run; resumes from its checkpoint",
                 filename=lambda scale: f"runs-{scale}.json", preflight=_sweep_preflight),
-           Part("benchmark", _benchmark_part, "batched trainer vs the naive loop, steps per second",
-                filename=lambda scale: "benchmark.json" if scale == "full" else "benchmark-smoke.json"),
            Part("benchmark-structured", _structured_benchmark_part,
-                "naive loop, first-edition batched trainer and structured trainer (authors' model), "
-                "steps per second"),
+                "naive loop, first-edition batched trainer and structured trainer (authors' model) in "
+                "steady state, interleaved repetitions, beside a replay of the structured trainer's "
+                "products"),
            Part("authors-sweep", None,
                 "the authors' protocol, one shard per length T (spread over --workers; each shard "
                 "resumes from its own checkpoint), merged into authors-sweep.json and its weights",

@@ -20,8 +20,9 @@ the above plus the shuffling generator's state) is written atomically every
 bit-identical to an uninterrupted one.
 
 :func:`train_naive` is the loop a user would write (``torch.nn.MultiheadAttention``,
-``torch.optim.Adam``, one model at a time, same hyper-parameters); the benchmark compares
-the two.
+``torch.optim.Adam``, one model at a time, same hyper-parameters): a reference for the batched
+trainer's numbers in the unit tests.  The trainers' speeds are measured by
+:func:`~.benchmark.benchmark_trainers`.
 """
 
 from __future__ import annotations
