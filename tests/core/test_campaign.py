@@ -16,6 +16,7 @@ import pytest
 
 from attention_theory import cluster
 from attention_theory.experiment import main
+from attention_theory.papers import PAPERS
 from attention_theory.verify import campaign, registry, rerun
 
 PAPER = "qin"  # the smallest paper: 20 check functions, about 15 s at smoke scale
@@ -262,6 +263,12 @@ def test_plan_prints_the_manifest_durations(sequential, capsys):
     assert main(["check", "--plan", "--registry", str(sequential)]) == 0
     out = capsys.readouterr().out
     assert "predicted wall time" in out and "32 worker(s)" in out and "costliest tasks" in out
+    n_all = int(out.split(" tasks,")[0])
+    assert main(["check", "--plan", "--paper", PAPER, "--registry", str(sequential)]) == 0
+    assert int(capsys.readouterr().out.split(" tasks,")[0]) == n_all  # the folder holds one paper
+    other = next(p.key for p in PAPERS if p.key != PAPER)
+    assert main(["check", "--plan", "--paper", other, "--registry", str(sequential)]) == 0
+    assert f"no finished task of {other}" in capsys.readouterr().out
 
 
 def test_a_batch_cluster_without_configuration_says_where_it_goes():

@@ -107,11 +107,16 @@ def _summary(results: list[dict[str, Any]], wall: float, slowest: int = 10) -> s
     return "\n".join(lines)
 
 
-def _plan(folder: Path, slowest: int = 10) -> str:
-    """The durations of a registry folder's manifest and the wall time they predict."""
+def _plan(folder: Path, slowest: int = 10, paper: str | None = None) -> str:
+    """The durations of a registry folder's manifest (of one paper's tasks with ``paper``) and
+    the wall time they predict."""
     tasks = read_manifest(folder)["tasks"]
+    if paper is not None:
+        tasks = {k: t for k, t in tasks.items()
+                 if any(str(pair[0]).startswith(paper + "-") for pair in t.get("pairs", []))}
     if not tasks:
-        return f"{folder}: no campaign manifest (or no finished task) to plan from"
+        return (f"{folder}: no campaign manifest (or no finished task{' of ' + paper if paper else ''}) "
+                "to plan from")
     # CPU seconds: what a task costs a dedicated single-threaded worker (wall time on a shared
     # machine also counts the waits for a core); a task's pieces are jobs of their own
     rows = sorted(tasks.items(), key=lambda kv: -kv[1]["cpu_s"])
@@ -134,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--scale", choices=SCALES, default="smoke", help="smoke (default) or full")
     ap.add_argument("--list", action="store_true", help="list the claims and their checks")
     ap.add_argument("--all", action="store_true", help="re-run every claim (with --paper, one paper's)")
-    ap.add_argument("--paper", choices=[p.key for p in PAPERS], help="with --all or --list: one paper")
+    ap.add_argument("--paper", choices=[p.key for p in PAPERS], help="with --all, --list or --plan: one paper")
     ap.add_argument("--against", help="registry folder or claims.json to compare with "
                                       "(default: the last book build's)")
     ap.add_argument("--registry", help="keep the fresh records in this folder (default: a temporary one); "
@@ -159,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plan:
         if not args.registry:
             ap.error("--plan needs --registry (the folder whose manifest has the durations)")
-        print(_plan(Path(args.registry)))
+        print(_plan(Path(args.registry), paper=args.paper))
         return 0
     if args.all == bool(args.claim_id):
         ap.error("give one claim ID, or --all (see --list)")
