@@ -163,8 +163,9 @@ def run_authors_sweep(config: ProtocolConfig, *, checkpoint_dir: str | Path | No
 
 def run_structured_benchmark(scale: str | None = None, **kwargs: Any) -> dict[str, Any]:
     """:func:`~.benchmark.benchmark_trainers` at ``scale``: ``full`` times every (T, seed) run of the
-    paper (10 lengths x 5 seeds; 3 epochs per block, 5 repetitions, the peak on a ``2048^3``
-    product); ``smoke`` three lengths x two seeds, 1 epoch per block, 3 repetitions, a ``1024^3``
+    paper (10 lengths x 5 seeds; 10 epochs per block, 7 repetitions, the naive loop on the
+    lengths 20, 100 and 200 with seed 0, the peak on a ``2048^3`` product: blocks of a second or
+    more, so that one preemption does not decide a repetition); ``smoke`` three lengths x two seeds, 1 epoch per block, 3 repetitions, a ``1024^3``
     peak (seconds on one thread).  ``kwargs`` override the arguments of ``benchmark_trainers``.
     Returns ``{"config", "data"}``."""
     scale = _env_scale() if scale is None else scale
@@ -174,7 +175,8 @@ def run_structured_benchmark(scale: str | None = None, **kwargs: Any) -> dict[st
         cfg = protocol("authors", "full", Ts=(20, 100, 200), seeds=(0, 1), n_val=100)
         args: dict[str, Any] = {"config": cfg, "epochs": 1, "reps": 3, "peak_n": 1024}
     else:
-        args = {"config": protocol("authors", "full", n_val=100), "epochs": 3, "reps": 5, "peak_n": 2048}
+        args = {"config": protocol("authors", "full", n_val=100), "epochs": 10, "reps": 7, "peak_n": 2048,
+                "naive_runs": [(20, 0), (100, 0), (200, 0)]}
     args.update(kwargs)
     res = benchmark_trainers(**args)
     return {"config": res.pop("config"), "data": res}
