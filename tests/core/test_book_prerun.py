@@ -44,7 +44,8 @@ print("done {name}")
 
 def _project(root: Path, log: Path, fail: str | None = None) -> None:
     (root / "conf.py").write_text(textwrap.dedent("""\
-        extensions = ["myst_nb", "sphinx_external_toc", "attention_theory.sphinx.bookcache"]
+        extensions = ["myst_nb", "sphinx_external_toc", "attention_theory.sphinx.bookcache",
+                      "attention_theory.sphinx.prerun"]
         external_toc_path = "_toc.yml"
         nb_execution_mode = "cache"
         nb_execution_raise_on_error = True

@@ -1206,3 +1206,6 @@ EXAMPLES["attention_theory.compute_cache.cache_key"] = lambda: dict(name="f", ar
 EXCLUDED["attention_theory.compute_cache.cached_on_disk"] = ("a decorator (takes classes, returns a "
                                                              "decorator): tests/core/test_compute_cache.py")
 ALLOWED["attention_theory.compute_cache.cache_key"] = {"name:string": "any string names a function"}
+EXAMPLES["attention_theory.trauger.sparse_majority.training.BatchedEpochs"] = lambda: dict(
+    config=SweepConfig(Ts=(12,), seeds=(3,), n_train=40, n_val=10, k=9, d=8, heads=2, batch_size=16,
+                       max_epochs=5, eval_every=5, checkpoint_every=5, dtype="float64"))

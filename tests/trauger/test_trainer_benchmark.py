@@ -15,7 +15,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from attention_theory.trauger.sparse_majority import benchmark as bm
 from attention_theory.trauger.sparse_majority import protocol as pr
 from attention_theory.trauger.sparse_majority.structured import StructuredTrainer
-from attention_theory.trauger.sparse_majority.training import SweepConfig, train_batched
+from attention_theory.trauger.sparse_majority.training import BatchedEpochs, SweepConfig, train_batched
 
 
 def tiny(**over):
@@ -191,11 +191,11 @@ def test_replay_refuses_what_is_not_a_product():
 
 
 # -------------------------------------------------------------- the first edition's trainer
-def test_batched_epoch_is_train_batched():
+def test_batched_epochs_are_train_batched():
     cfg = SweepConfig(Ts=(10, 12), seeds=(0, 1), n_train=20, n_val=10, d=8, heads=2, batch_size=8,
                       max_epochs=3, eval_every=3, checkpoint_every=3)
-    b = bm._batched_setup(cfg)
-    steps = [bm._batched_epoch(b) for _ in range(3)]
+    b = BatchedEpochs(cfg)
+    steps = [b.run_epoch() for _ in range(3)]
     assert steps == [4 * 3] * 3                           # 4 runs x 3 batches
     # evaluated only after the last epoch: the best parameters are the final ones
     ref = train_batched(cfg, progress=False)["best_params"]
@@ -203,9 +203,9 @@ def test_batched_epoch_is_train_batched():
     for k, t in b.state["params"].items():
         assert torch.equal(t.detach(), ref[k]), k
     # negative control: one epoch fewer does not give train_batched's parameters
-    c = bm._batched_setup(cfg)
+    c = BatchedEpochs(cfg)
     for _ in range(2):
-        bm._batched_epoch(c)
+        c.run_epoch()
     assert not all(torch.equal(t.detach(), ref[k]) for k, t in c.state["params"].items())
 
 

@@ -226,6 +226,8 @@ class _State:
     written: set[str] = dataclasses.field(default_factory=set)
     executed: list[str] = dataclasses.field(default_factory=list)
     restored: list[str] = dataclasses.field(default_factory=list)
+    #: chapters executed before the read by :mod:`attention_theory.sphinx.prerun` (an extension of
+    #: its own, listed after this one)
     prerun: set[str] = dataclasses.field(default_factory=set)
 
 
@@ -257,13 +259,6 @@ def _config_inited(app: Sphinx, config: Any) -> None:
     logger.info(f"[bookcache] jupyter-cache at {folder / 'jupyter'} (source key {key})")
     app._attn_bookcache = _State(enabled=enabled, key=key, store=folder / "records",
                                  registry=_build_dir(app) / "registry")
-
-
-def _builder_inited(app: Sphinx) -> None:
-    from attention_theory.sphinx.prerun import prerun
-
-    st: _State = app._attn_bookcache
-    st.prerun.update(prerun(app))
 
 
 def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
@@ -330,8 +325,6 @@ def _env_updated(app: Sphinx, env: Any) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     # after jupyter-book's own config handling, before myst-nb reads it (builder-inited)
     app.connect("config-inited", _config_inited, priority=900)
-    # after the registry is emptied and myst-nb's configuration is made (both at priority 500)
-    app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("source-read", _source_read, priority=100)
     app.connect("doctree-read", _doctree_read, priority=100)
     app.connect("env-updated", _env_updated)

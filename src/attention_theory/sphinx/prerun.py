@@ -38,7 +38,7 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 __all__ = ["book_workers", "chapter_sources", "read_chapter", "stale_chapters", "execute_chapter",
-           "prerun"]
+           "prerun", "setup"]
 
 #: Source suffixes a chapter of the table of contents may have, in the order tried.
 SUFFIXES = (".md", ".ipynb")
@@ -47,12 +47,12 @@ SUFFIXES = (".md", ".ipynb")
 def book_workers(environ: dict[str, str] | None = None) -> int:
     """Workers for the chapters: ``$ATTN_BOOK_WORKERS`` (an integer >= 1), else the cores this
     process may use."""
-    from attention_theory.cluster import _cores
+    from attention_theory.cluster import worker_count
 
     environ = os.environ if environ is None else environ
     text = environ.get("ATTN_BOOK_WORKERS", "").strip()
     if not text:
-        return _cores()
+        return worker_count("auto")
     try:
         n = int(text)
     except ValueError:
@@ -223,3 +223,17 @@ def _last_seconds(store: Path, docname: str) -> float:
         with contextlib.suppress(OSError, ValueError):
             best = max(best, float(json.loads(meta.read_text()).get("seconds", 0.0)))
     return best
+
+
+def _builder_inited(app: Sphinx) -> None:
+    if not hasattr(app, "_attn_bookcache"):
+        raise RuntimeError("attention_theory.sphinx.prerun needs attention_theory.sphinx.bookcache "
+                           "(list it first in the extensions)")
+    app._attn_bookcache.prerun.update(prerun(app))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("attention_theory.sphinx.bookcache")
+    # after the registry is emptied and myst-nb's configuration is made (both at priority 500)
+    app.connect("builder-inited", _builder_inited, priority=900)
+    return {"version": "0.1", "parallel_read_safe": False, "parallel_write_safe": True}

@@ -44,7 +44,6 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from attention_theory._validate import check_bool, check_callable, check_int, check_seed
 from attention_theory.trauger._args import check_sequence
-from attention_theory.trauger.sparse_majority import model as sm
 from attention_theory.trauger.sparse_majority.authors_model import (
     TextbookModel,
     embed_authors,
@@ -62,12 +61,7 @@ from attention_theory.trauger.sparse_majority.structured import (
     build_authors_data,
     structured_flops,
 )
-from attention_theory.trauger.sparse_majority.training import (
-    SweepConfig,
-    _adam_step,
-    _fresh_state,
-    build_sweep_data,
-)
+from attention_theory.trauger.sparse_majority.training import BatchedEpochs
 
 __all__ = ["PRODUCTS", "product_flops", "record_products", "replay_products", "sgemm_peak",
            "benchmark_trainers"]
@@ -359,55 +353,6 @@ def sgemm_peak(*, n: int = 2048, reps: int = 3, threads: int = 1) -> dict[str, A
 
 # ------------------------------------------------------------------- steady-state trainers
 @dataclasses.dataclass
-class _Batched:
-    """The state of :func:`~.training.train_batched` after its set-up (fresh start, CPU)."""
-
-    config: SweepConfig
-    state: dict[str, Any]
-    gen: torch.Generator
-    tokens: torch.Tensor
-    labels: torch.Tensor
-
-
-def _batched_setup(config: SweepConfig, data: Any = None) -> _Batched:
-    """What :func:`~.training.train_batched` builds before its first epoch: the data (or ``data``),
-    the stacked parameters and Adam moments (:func:`~.training._fresh_state`), the shuffling
-    generator."""
-    data = build_sweep_data(config) if data is None else data
-    state = _fresh_state(config, torch.device("cpu"))
-    gen = torch.Generator()
-    gen.set_state(state["gen_state"])
-    for t in state["params"].values():
-        t.requires_grad_(True)
-    return _Batched(config, state, gen, data.train_tokens, data.train_labels)
-
-
-def _batched_epoch(b: _Batched) -> int:
-    """One epoch of :func:`~.training.train_batched`'s inner loop, the same calls in the same
-    order (a per-run permutation, minibatches gathered from the padded tokens, the batched forward,
-    the summed cross-entropy, ``torch.autograd.grad``, the masked Adam step) and nothing else
-    (no evaluation, no checkpoint).  Returns the optimizer steps taken (one per run and batch)."""
-    cfg, state = b.config, b.state
-    params = state["params"]
-    R, n = b.labels.shape
-    L = b.tokens.shape[-1]
-    perm = torch.argsort(torch.rand(R, n, generator=b.gen), dim=1)
-    steps = 0
-    for s in range(0, n, cfg.batch_size):
-        idx = perm[:, s:s + cfg.batch_size]
-        tok = torch.gather(b.tokens, 1, idx[..., None].expand(R, idx.shape[1], L))
-        y = torch.gather(b.labels, 1, idx)
-        z = sm.logits(params, tok, heads=cfg.heads, shared_padding=True, validate=False)
-        loss = sm._cross_entropy(z, y).sum()
-        grads = torch.autograd.grad(loss, list(params.values()))
-        _adam_step(params, grads, state["m"], state["v"], state["step"], state["active"],
-                   lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
-        steps += R
-    state["epoch"] += 1
-    return steps
-
-
-@dataclasses.dataclass
 class _Naive:
     """One run of the naive loop after its set-up: model, optimizer, embedded data, shuffling."""
 
@@ -541,8 +486,8 @@ def benchmark_trainers(*, config: ProtocolConfig | None = None, epochs: int = 3,
 
     old = dataclasses.replace(protocol("book-v1", "full"), Ts=cfg.Ts, seeds=cfg.seeds, n_train=cfg.n_train,
                               n_val=cfg.n_val, batch_size=cfg.batch_size).to_sweep_config()
-    batched = _batched_setup(old)
-    _batched_epoch(batched)
+    batched = BatchedEpochs(old)  # train_batched's own epoch, without its evaluation
+    batched.run_epoch()
 
     naive_data = {(r.T, r.seed): r for r in data}
     missing = [pair for pair in chosen if pair not in naive_data]
@@ -560,7 +505,7 @@ def benchmark_trainers(*, config: ProtocolConfig | None = None, epochs: int = 3,
         return R * spe * epochs
 
     def batched_block() -> int:
-        return sum(_batched_epoch(batched) for _ in range(epochs))
+        return sum(batched.run_epoch() for _ in range(epochs))
 
     def naive_block() -> int:
         return sum(_naive_epoch(r) for r in naive for _ in range(epochs))

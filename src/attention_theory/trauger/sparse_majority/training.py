@@ -52,7 +52,7 @@ from attention_theory.trauger.sparse_majority import model as sm
 from attention_theory.trauger.sparse_majority.data import PAD, embed, make_sparse_majority
 
 __all__ = ["SweepConfig", "SweepData", "build_sweep_data", "train_batched", "train_naive",
-           "evaluate", "adam_step"]
+           "evaluate", "adam_step", "BatchedEpochs"]
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -302,6 +302,57 @@ def _fresh_state(config: SweepConfig, device: torch.device) -> dict[str, Any]:
     }
 
 
+def _epoch(state: dict[str, Any], gen: torch.Generator, tokens: torch.Tensor, labels: torch.Tensor,
+           config: SweepConfig) -> int:
+    """One epoch of :func:`train_batched` (a permutation per run, minibatches gathered from the
+    padded ``tokens`` ``(R, n, L)``, the batched forward, the summed cross-entropy, one masked Adam
+    step per minibatch), updating ``state`` in place; no evaluation.  Returns the optimizer steps
+    taken (one per run and minibatch)."""
+    params = state["params"]
+    R, n = labels.shape
+    L = tokens.shape[-1]
+    bs = config.batch_size
+    perm = torch.argsort(torch.rand(R, n, generator=gen), dim=1)
+    for s in range(0, n, bs):
+        idx = perm[:, s:s + bs].to(tokens.device)
+        tok = torch.gather(tokens, 1, idx[..., None].expand(R, idx.shape[1], L))
+        y = torch.gather(labels, 1, idx)
+        z = sm.logits(params, tok, heads=config.heads, shared_padding=True, validate=False)
+        loss = sm._cross_entropy(z, y).sum()
+        grads = torch.autograd.grad(loss, list(params.values()))
+        _adam_step(params, grads, state["m"], state["v"], state["step"], state["active"],
+                   lr=config.lr, betas=config.betas, eps=config.eps)
+    state["epoch"] += 1
+    return R * -(-n // bs)
+
+
+class BatchedEpochs:
+    """The first edition's trainer (:func:`train_batched`) after its set-up, one epoch per call,
+    without evaluation or checkpoints: what its steady state costs (used by
+    :func:`~.benchmark.benchmark_trainers`).  ``config``: a :class:`SweepConfig`; ``data``: its
+    :class:`SweepData` (built when ``None``)."""
+
+    def __init__(self, config: SweepConfig, data: SweepData | None = None) -> None:
+        self.config = _check_config(config)
+        data = build_sweep_data(self.config) if data is None else data
+        if not isinstance(data, SweepData):
+            raise TypeError(f"data must be a SweepData, got {type(data).__name__}")
+        self.state = _fresh_state(self.config, torch.device("cpu"))
+        self.gen = torch.Generator()
+        self.gen.set_state(self.state["gen_state"])
+        for t in self.state["params"].values():
+            t.requires_grad_(True)
+        self.tokens, self.labels = data.train_tokens, data.train_labels
+
+    def run_epoch(self) -> int:
+        """Train one epoch; returns the optimizer steps taken (one per run and minibatch)."""
+        return _epoch(self.state, self.gen, self.tokens, self.labels, self.config)
+
+    @property
+    def params(self) -> dict[str, torch.Tensor]:
+        return self.state["params"]
+
+
 def _to_device(state: dict[str, Any], device: torch.device) -> dict[str, Any]:
     for key in ("params", "m", "v"):
         state[key] = {k: t.to(device) for k, t in state[key].items()}
@@ -420,9 +471,6 @@ def train_batched(config: SweepConfig, *, device: str | torch.device = "cpu",
     params = state["params"]
     for t in params.values():
         t.requires_grad_(True)
-    R, n = data.train_labels.shape
-    L = data.train_tokens.shape[-1]
-    bs = config.batch_size
     train_tokens = data.train_tokens.to(device)
     train_labels = data.train_labels.to(device)
     wall_before = float(state["wall_time_s"])
@@ -435,17 +483,7 @@ def train_batched(config: SweepConfig, *, device: str | torch.device = "cpu",
                    unit="epoch")
     try:
         while state["epoch"] < config.max_epochs and bool(state["active"].any()):
-            perm = torch.argsort(torch.rand(R, n, generator=gen), dim=1)
-            for s in range(0, n, bs):
-                idx = perm[:, s:s + bs].to(device)
-                tok = torch.gather(train_tokens, 1, idx[..., None].expand(R, idx.shape[1], L))
-                y = torch.gather(train_labels, 1, idx)
-                z = sm.logits(params, tok, heads=config.heads, shared_padding=True, validate=False)
-                loss = sm._cross_entropy(z, y).sum()
-                grads = torch.autograd.grad(loss, list(params.values()))
-                _adam_step(params, grads, state["m"], state["v"], state["step"], state["active"],
-                          lr=config.lr, betas=config.betas, eps=config.eps)
-            state["epoch"] += 1
+            _epoch(state, gen, train_tokens, train_labels, config)
             if bar is not None:
                 bar.update(1)
             epoch = state["epoch"]
