@@ -804,6 +804,9 @@ table.attn-errata-counts th { font-size: 0.8em; }
 span.pasted-text { font-weight: inherit; }
 /* outputs and code wrap instead of scrolling: nothing is cut off on the page or in print */
 div.cell_output pre, div.cell_input pre, div.output pre, article div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* tables a chapter's code displays fit the column: cells wrap (a wide table would scroll out of sight) */
+div.cell_output table { table-layout: fixed; width: 100%; font-size: 0.85em; }
+div.cell_output table td, div.cell_output table th { overflow-wrap: anywhere; hyphens: auto; }
 """ + "".join(f"span.attn-status-{k} {{ background: {v}; }}\n" for k, v in bp.STATUS_COLOURS.items())
 
 
