@@ -53,7 +53,7 @@ def test_two_workers_give_the_same_sweep_bit_for_bit(one_process, tmp_path, caps
 
 
 def test_a_killed_sweep_resumes_shard_by_shard(tmp_path):
-    longer = ["--max-epochs", "1500", "--checkpoint-every", "50"]
+    longer = ["--max-epochs", "400", "--checkpoint-every", "50"]
     argv = [sys.executable, "-m", "attention_theory", *RUN, *longer]
     whole = tmp_path / "whole"
     subprocess.run(argv + ["--out", str(whole)], check=True, capture_output=True, timeout=600)
@@ -66,6 +66,9 @@ def test_a_killed_sweep_resumes_shard_by_shard(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert not (cut / "authors-sweep-smoke.json").exists(), "the sweep finished before the kill"
+    from attention_theory.results import load_checkpoint
+
+    assert 50 <= load_checkpoint(ckpt)["epoch"] < 400  # killed mid-run, with a checkpoint to resume from
     subprocess.run(argv + ["--out", str(cut)], check=True, capture_output=True, timeout=600)
     assert _result(cut) == _result(whole)
 
