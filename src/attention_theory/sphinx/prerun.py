@@ -45,21 +45,18 @@ SUFFIXES = (".md", ".ipynb")
 
 
 def book_workers(environ: dict[str, str] | None = None) -> int:
-    """Workers for the chapters: ``$ATTN_BOOK_WORKERS`` (an integer >= 1), else the cores this
-    process may use."""
+    """Workers for the chapters: ``$ATTN_BOOK_WORKERS`` (an integer >= 1, or ``auto``), else the
+    cores this process may use; read as ``--workers`` is (:func:`attention_theory.cluster.worker_count`)."""
+    import argparse
+
     from attention_theory.cluster import worker_count
 
     environ = os.environ if environ is None else environ
-    text = environ.get("ATTN_BOOK_WORKERS", "").strip()
-    if not text:
-        return worker_count("auto")
+    text = environ.get("ATTN_BOOK_WORKERS", "").strip() or "auto"
     try:
-        n = int(text)
-    except ValueError:
-        raise ValueError(f"ATTN_BOOK_WORKERS must be an integer >= 1, got {text!r}") from None
-    if not 1 <= n <= 10_000:
-        raise ValueError(f"ATTN_BOOK_WORKERS must be an integer from 1 to 10000, got {text!r}")
-    return n
+        return worker_count(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"ATTN_BOOK_WORKERS: {exc}") from None
 
 
 def chapter_sources(app: Sphinx) -> list[tuple[str, Path]]:

@@ -348,10 +348,6 @@ class BatchedEpochs:
         """Train one epoch; returns the optimizer steps taken (one per run and minibatch)."""
         return _epoch(self.state, self.gen, self.tokens, self.labels, self.config)
 
-    @property
-    def params(self) -> dict[str, torch.Tensor]:
-        return self.state["params"]
-
 
 def _to_device(state: dict[str, Any], device: torch.device) -> dict[str, Any]:
     for key in ("params", "m", "v"):
