@@ -511,7 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     usage = ("usage: python -m attention_theory run <paper> <experiment> [options] | list\n"
              "       python -m attention_theory run <paper> <experiment> --help\n"
              "       python -m attention_theory check <claim-id> [--scale smoke|full] | --list | --all\n"
-             "       python -m attention_theory bench-workers [--workers 1 2] [--repeats 3] [--paper P]")
+             "       python -m attention_theory bench-workers [--workers 1 2] [--repeats 3] [--paper P]\n"
+             "       python -m attention_theory tightness [--below 0.5] [--registry DIR ...]")
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)
         return 0 if argv else 2
@@ -519,6 +520,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from attention_theory.verify.rerun import main as check_main
 
         return check_main(argv[1:])
+    if argv[0] == "tightness":
+        from attention_theory.verify.tightness import main as tightness_main
+
+        return tightness_main(argv[1:])
     if argv[0] == "bench-workers":
         from attention_theory.workers_benchmark import main as bench_main
 

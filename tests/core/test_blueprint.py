@@ -36,7 +36,7 @@ def test_status_and_counts():
     counts = bp.paper_counts(s, reg)["trauger"]
     assert counts == {"verified": 0, "proof-erratum": 1, "partial": 0, "corrected-constant": 0,
                       "false-as-printed": 1, "fails": 0, "reconstruction": 1,
-                      "not-checkable": 1, "no-record": 0, "total": 4}
+                      "not-checkable": 1, "remarks-only": 0, "no-record": 0, "total": 4}
     # a reconstruction that fails as printed shows the failure, not the reconstruction
     assert bp.node_status(s["trauger-thm-4-1"], "fails") == "fails"
 

@@ -181,6 +181,14 @@ def _rec(status, **detail):
       _rec("erratum", kind="missing-hypothesis", where="statement")], "false-as-printed"),
     ([_rec("erratum", kind="typo", where="statement")], "false-as-printed"),
     ([_rec("verified"), _rec("fails", failure="x"), _rec("erratum", kind="proof-step", where="proof")], "fails"),
+    # errata of the review copy or of a background remark are listed, not aggregated
+    ([_rec("verified"), _rec("erratum", kind="typo", where="statement", version="review-copy")], "verified"),
+    ([_rec("verified"), _rec("erratum", kind="typo", where="background")], "verified"),
+    ([_rec("erratum", kind="typo", where="background")], "remarks-only"),
+    # implementation checks do not verify the paper
+    ([{"status": "verified", "kind": "implementation", "detail": {}}], "remarks-only"),
+    ([{"status": "verified", "kind": "implementation", "detail": {}},
+      _rec("not-checkable", reason="r")], "not-checkable"),
 ])
 def test_claim_status(records, status):
     assert verify.claim_status(records) == status
@@ -384,3 +392,59 @@ def test_a_record_without_a_ratio_prints_none(tmp_path, monkeypatch, toy_check):
         lambda lhs, rhs: verify.check_bound([lhs], [rhs], "toy statement", no_search="toy"))
     assert str(fn(0.0, 0.0)).endswith("1 instance(s); no LHS/RHS ratio")
     assert str(fn(1.0, 4.0)).endswith("1 instance(s); tightness (worst ratio) = 0.25")
+
+
+def test_erratum_version_and_place_are_validated_and_recorded(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    x = np.ones(3)
+    with toy_check("trauger-lemma-3-1", "toy"):
+        with pytest.raises(ValueError, match="version must be one of"):
+            verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
+                                   verify.bound_outcome(x / 2, x, instances=x), **_erratum_kw(version="draft"))
+        with pytest.raises(ValueError, match="where must be one of"):
+            verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
+                                   verify.bound_outcome(x / 2, x, instances=x), **_erratum_kw(where="footnote"))
+        rec = verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
+                                     verify.bound_outcome(x / 2, x, instances=x),
+                                     **_erratum_kw(version="review-copy"))
+    assert rec.detail["version"] == "review-copy" and "of the review copy" in str(rec)
+    row = verify.summarize_registry(verify.load_registry(tmp_path))["trauger-lemma-3-1"]
+    assert row["status"] == "remarks-only" and row["errata"][0]["weighs"] is False
+
+
+def test_implementation_checks_have_their_own_kind(tmp_path, monkeypatch, toy_check):
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    with toy_check("trauger-lemma-3-1", "toy"):
+        with pytest.raises(ValueError, match="implementation must be a sentence"):
+            verify.check_identity([1.0], [1.0], "x", implementation="x")
+        rec = verify.check_identity([1.0], [1.0], "two codes agree",
+                                    implementation="the scalar helper against the vectorized helper, both ours")
+        with pytest.raises(ClaimViolation):
+            verify.check_identity([1.0], [2.0], "two codes agree",
+                                  implementation="the scalar helper against the vectorized helper, both ours")
+    assert rec.kind == "implementation" and "implementation check passes" in str(rec)
+    row = verify.summarize_registry(verify.load_registry(tmp_path))["trauger-lemma-3-1"]
+    assert row["implementation_checks"] == ["toy"] and row["status"] == "remarks-only"
+
+
+def test_limit_sequence_must_show_what_it_claims(tmp_path, monkeypatch, toy_check):
+    ok = verify.limit_sequence("one token", "R -> 0", [1, 0.1, 0.01], [0.5, 0.9, 0.999])
+    assert ok["last_gap"] == pytest.approx(1e-3)
+    with pytest.raises(ValueError, match="grows"):
+        verify.limit_sequence("fam", "R -> 0", [1, 0.1, 0.01], [0.5, 0.4, 0.999])
+    with pytest.raises(ValueError, match="gap_tol"):
+        verify.limit_sequence("fam", "R -> 0", [1, 0.1, 0.01], [0.5, 0.6, 0.7])
+    with pytest.raises(ValueError, match="exceeds the supremum"):
+        verify.limit_sequence("fam", "R -> 0", [1, 0.1, 0.01], [0.5, 0.9, 1.1])
+    with pytest.raises(ValueError, match="at least 3"):
+        verify.limit_sequence("fam", "R -> 0", [1, 0.1], [0.5, 0.999])
+    monkeypatch.setenv("ATTN_REGISTRY_DIR", str(tmp_path))
+    with toy_check("trauger-lemma-3-1", "toy"):
+        with pytest.raises(TypeError, match="limit_sequence"):
+            verify.check_bound([1.0], [2.0], "b", no_search="toy", limits=[{"ratios": [1]}])
+        with pytest.raises(ValueError, match="families"):
+            verify.check_bound([1.0], [2.0], "b", no_search="toy", families=[""])
+        rec = verify.check_bound([0.5, 0.9, 0.999], [1.0, 1.0, 1.0], "b", no_search="toy",
+                                 families=["one token, R -> 0"], limits=[ok])
+    assert rec.detail["families"] == ["one token, R -> 0"] and rec.detail["limits"] == [ok]
+    assert "sup = 1, attained in the limit R -> 0" in str(rec)

@@ -524,6 +524,10 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.verify.registry.registry_dir': lambda: dict(),
     'attention_theory.verify.registry.summarize_registry': lambda: dict(records=[{'check': 'toy', 'claim_id': 'trauger-fig-3', 'commit': 'ced6c0c12e00', 'data': {'commits': ['abc123'], 'files': ['runs-full.json'], 'sha256': ['c13986ece0936408']}, 'date': '2026-11-24', 'description': 'trauger-fig-3 / toy: toy statement: FAILS on 1 instance(s); worst LHS/RHS = 1.5', 'detail': {'failure': 'trauger-fig-3 / toy: toy statement: FAILS on 1 instance(s); worst LHS/RHS = 1.5'}, 'device': 'cpu (x86_64, Linux)', 'kind': 'fails', 'n_instances': 0, 'package_version': '0.1.0', 'params': {}, 'scale': 'full', 'seed': None, 'status': 'fails', 'worst': None}, {'check': 'toy', 'claim_id': 'trauger-fig-3', 'commit': 'ced6c0c12e00', 'data': None, 'date': '2026-11-24', 'description': 'toy statement', 'detail': {'atol': 0.0, 'discrimination': 2.0, 'first_violation': None, 'lhs_at_worst': 1.0, 'n_violations': 0, 'rhs_at_worst': 2.0, 'rtol': 1e-09}, 'device': 'cpu (x86_64, Linux)', 'kind': 'bound', 'n_instances': 1, 'package_version': '0.1.0', 'params': {}, 'scale': 'smoke', 'seed': None, 'status': 'verified', 'worst': 0.5}]),
     'attention_theory.verify.registry.write_record': lambda: dict(rec=CheckRecord(claim_id='trauger-lemma-3-1', check='greedy-integer-form', description='approximant is (1/K) sum k_i V_i, sum k_i <= K', status='verified', kind='identity', n_instances=151, worst=0.0, params={}, seed=10, package_version='0.1.0', commit='ced6c0c12e00', device='cpu (x86_64, Linux)', date='2026-11-24', scale='smoke', detail={'max_abs_error': 0.0, 'n_violations': 0, 'rtol': 0.0, 'atol': 0.0}, data=None)),
+    'attention_theory.verify.registry.weighs_on_statement': lambda: dict(record={'status': 'erratum', 'kind': 'erratum', 'detail': {'kind': 'typo', 'where': 'statement', 'version': 'review-copy'}}),
+    'attention_theory.verify.contract.limit_sequence': lambda: dict(family='one token', parameter='R -> 0', values=[1.0, 0.1, 0.01], ratios=[0.5, 0.9, 0.999]),
+    'attention_theory.verify.tightness.tightness_rows': lambda: dict(records=[{'claim_id': 'trauger-fig-3', 'check': 'toy', 'kind': 'bound', 'status': 'verified', 'worst': 0.25, 'scale': 'smoke', 'detail': {'families': ['random'], 'no_search': 'toy'}}], below=0.5),
+    'attention_theory.verify.tightness.format_tightness': lambda: dict(rows=[{'claim_id': 'trauger-fig-3', 'check': 'toy', 'worst': 0.25, 'scale': 'smoke', 'worst_per_scale': {'smoke': 0.25}, 'weak': True, 'families': ['random'], 'limits': []}], below=0.5),
     'attention_theory.verify.rerun.claim_checks': lambda: dict(),
     'attention_theory.verify.rerun.main': lambda: dict(argv=['--list', '--paper', 'deora']),
     'attention_theory.verify.campaign.natural_key': lambda: dict(text='deora-prop-1'),
@@ -925,6 +929,8 @@ EXCLUDED.update({
         "every layer (W_QK^(1), ...); exercised with valid input by check_thm42_composite_cover",
     "attention_theory.verify.contract.negative_control": "a context manager for tests: expects a failing "
         "registered check inside its block (tests/core/test_contract.py)",
+    "attention_theory.verify.tightness.main": "a command line over registry folders; its arguments are "
+        "validated by argparse (tests/core/test_tightness.py)",
     "attention_theory.verify.rerun.registered_records": "reads the registry folder of a previous run "
         "(tests/core/test_check_cli.py)",
     "attention_theory.deora.sentiment_encoder.parameter_count": "takes a built torch.nn.Module "
@@ -1209,3 +1215,5 @@ ALLOWED["attention_theory.compute_cache.cache_key"] = {"name:string": "any strin
 EXAMPLES["attention_theory.trauger.sparse_majority.training.BatchedEpochs"] = lambda: dict(
     config=SweepConfig(Ts=(12,), seeds=(3,), n_train=40, n_val=10, k=9, d=8, heads=2, batch_size=16,
                        max_epochs=5, eval_every=5, checkpoint_every=5, dtype="float64"))
+ALLOWED["attention_theory.verify.contract.limit_sequence"] = {
+    "family:string": "any phrase names the family of instances", "parameter:string": "any phrase names the parameter"}

@@ -437,11 +437,29 @@ def test_flops_count():
     g = st.structured_flops(cfg, 200, batch=256)
     assert f["total"] == f["forward"] + f["backward"] > 0
     assert g["forward"] - f["forward"] == 128 * f["per_sample_forward"]
-    # the hand-written step, per sample: P PE, the mass on ones, Z, Z A^T, Dense, read-out
-    L, d, H = 201, cfg.d, cfg.heads
-    assert f["per_sample_forward"] == 2 * H * L * d + 2 * H * L + 2 * H * 3 * d + 2 * H * d * d + 2 * d * 64 + 2 * 64 * 2
+    # the hand-written step, per sample: the 0/1 inputs against the table, Z A^T, the folded read-out
+    d, H = cfg.d, cfg.heads
+    assert f["per_sample_forward"] == 2 * 200 * H * (d + 1) + 2 * H * d * d + 2 * d * 2
     fac = st.structured_flops(cfg, 200, method="factorized")
     assert fac["total"] == fac["forward"] + fac["backward"] > 0
+
+
+@pytest.mark.parametrize("method", ["softmax", "factorized"])
+@pytest.mark.parametrize("dense, Ts, n_train", [(13, (11,), 12), (None, (11,), 12), (13, (11, 13, 20), 10)])
+def test_flops_count_equals_the_products_the_steps_issue(method, dense, Ts, n_train):
+    """Every dimension different (d=8, H=3, d_k=5, d_v=6, Dense 13, T=11, batch 4), so a term with
+    a wrong dimension or a missing product cannot match by coincidence; with several lengths and a
+    last batch of 2, the positional products' span and the batch sizes count too."""
+    from attention_theory.trauger.sparse_majority.benchmark import record_products
+
+    cfg = dataclasses.replace(pr.protocol("authors", "smoke"), Ts=Ts, seeds=(0, 1), n_train=n_train, batch_size=4,
+                              early_stopping="none", d=8, heads=3, key_dim=5, value_dim=6, dense_units=dense)
+    trainer = st.StructuredTrainer(cfg, method=method)
+    trainer.run_epoch()
+    issued = sum(p["flops"] for p in record_products(trainer.run_epoch))
+    batches = [min(4, n_train - s) for s in range(0, n_train, 4)]
+    assert issued == sum(st.structured_flops(cfg, T, batch=b, method=method)["total"]
+                         for T, _ in cfg.runs for b in batches)
 
 
 def test_experiment_runs_the_authors_protocol(tmp_path):

@@ -269,7 +269,7 @@ def check_review_norm_slip(printed: Callable[[np.ndarray], float] | None = None,
         printed_tex=r"\|A\|_{1,2}=\max_j\|A_{i,j}\|\quad\text{(row index } i\text{)}",
         corrected_tex=r"\|A\|_{1,2}=\max_j\|A_{:,j}\|\quad\text{(columns)}",
         source="Deora et al., review copy (seed 003), Sec. 2 Notation; fixed in the TMLR version",
-        kind="typo", where="statement", seed=seed)
+        kind="typo", where="statement", version="review-copy", seed=seed)
 
 
 @claim_check("deora-sec-2", "head-max-norm")
@@ -284,7 +284,9 @@ def check_head_max_norm(norm: Callable[[np.ndarray, int], float] = head_max_norm
         comp.append(norm(np.concatenate(heads), H))
         ref.append(max(float(np.sqrt(np.sum(h * h))) for h in heads))
     return check_identity(comp, ref, "flat-vector helper equals the per-head maximum",
-                          rtol=1e-13, atol=1e-300, seed=seed)
+                          rtol=1e-13, atol=1e-300, seed=seed,
+                          implementation="the package's flat-vector head_max_norm against a loop over the "
+                          "heads: a test of the book's code for the norm that Sec. 2 defines")
 
 
 def _score_vectors(seed: int, count: int) -> list[np.ndarray]:
@@ -330,7 +332,7 @@ def check_review_jacobian_typo(printed: Callable[[np.ndarray], np.ndarray] = _re
         printed_tex=r"\varphi'(v)=\operatorname{diag}(\varphi(v))-vv^\top",
         corrected_tex=r"\varphi'(v)=\operatorname{diag}(\varphi(v))-\varphi(v)\varphi(v)^\top",
         source="Deora et al., review copy (seed 003), Sec. 2 Notation; fixed in the TMLR version",
-        kind="typo", where="statement", seed=seed)
+        kind="typo", where="statement", version="review-copy", seed=seed)
 
 
 @claim_check("deora-eq-25", "second-order-remainder")
@@ -809,7 +811,9 @@ def check_exact_covering(cover: Callable[[np.ndarray, float], int] = covering_nu
             comp.append(cover(F, float(eps)))
             ref.append(round(res.fun))
     return check_identity(comp, ref, "brute-force covering number equals the set-cover optimum",
-                          atol=0.0, seed=seed)
+                          atol=0.0, seed=seed,
+                          implementation="the package's brute-force covering number against scipy's integer "
+                          "program for the same set cover: two computations of Definition 2.4, not a statement")
 
 
 @claim_check("trauger-def-2-4", "packing-cover-sandwich")
@@ -917,5 +921,6 @@ def check_norm_based_shape(printed_power: float = 0.5, *, seed: int = 49) -> Che
         corrected_text="O(B_x B_w sqrt(log(dk)))/sqrt(n) (homogeneity: Rad(cF) = c Rad(F))",
         printed_tex=r"\mathrm{Rad}_n = O\Bigl(\sqrt{B_x B_w \log(dk)}\,/\sqrt n\Bigr)",
         corrected_tex=r"\mathrm{Rad}_n = O\Bigl(B_x B_w \sqrt{\log(dk)}\,/\sqrt n\Bigr)",
-        source="Trauger & Tewari, Sec. 2.5", kind="typo", where="statement", seed=seed,
+        source="Trauger & Tewari, Sec. 2.5 (background: an example of a norm-based bound, "
+               "introduced by 'e.g.')", kind="typo", where="background", seed=seed,
         params={"B_w": Bs.tolist(), "printed_power": printed_power, "margin": 0.05})

@@ -43,13 +43,16 @@ from sphinx.util import logging
 
 from attention_theory import papers
 from attention_theory.sphinx import blueprint as bp
+from attention_theory.sphinx import strongest
 from attention_theory.verify import (
     CLAIM_ID_PATTERN,
     CLAIM_STATUSES,
     ERRATUM_KINDS,
+    ERRATUM_VERSIONS,
     load_registry,
     registered_checks,
     summarize_registry,
+    weighs_on_statement,
 )
 
 logger = logging.getLogger(__name__)
@@ -631,9 +634,12 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
             if row["errata"]:
                 scales_of: dict[tuple[str, str, str], list[str]] = {}
                 for e in row["errata"]:
-                    scales_of.setdefault((e["check"], e["kind"], e["where"]), []).append(e.get("scale", "smoke"))
+                    scales_of.setdefault((e["check"], e["kind"], _erratum_place(e)), []).append(e.get("scale", "smoke"))
                 tight += " | errata: " + "; ".join(
                     f"{c} ({ERRATUM_KINDS[k]} in the {w}; {', '.join(sc)})" for (c, k, w), sc in scales_of.items())
+            if row["implementation_checks"]:
+                tight += (" | implementation checks (the package's code against itself, not counted in the "
+                          "status): " + ", ".join(row["implementation_checks"]))
             st = statements.get(cid)
             claim = nodes.inline()
             claim += _link(app, docname, cid, labels)
@@ -670,6 +676,18 @@ def _claims_page(app: Sphinx, docname: str, summary: dict[str, dict[str, Any]],
     return out
 
 
+def _erratum_place(d: dict[str, Any]) -> str:
+    """Where an erratum sits, in words: "statement", "proof", "background remark", followed by
+    "of the review copy" for a copy other than the published one, and by "(listed, not counted in
+    the status)" when it does not weigh on the claim's status."""
+    place = {"background": "background remark"}.get(d["where"], d["where"])
+    if d.get("version", "published") != "published":
+        place += f" of the {ERRATUM_VERSIONS[d['version']]}"
+    if d.get("version", "published") != "published" or d["where"] == "background":
+        place += " (listed, not counted in the status)"
+    return place
+
+
 def _distinct_errata(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One erratum per (claim, check): a check re-run at full scale confirms the same erratum
     again, which is one more piece of evidence, not a second erratum.  The representative is the
@@ -684,21 +702,25 @@ def _distinct_errata(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _errata_counts(errata: list[dict[str, Any]]) -> nodes.table:
-    """Errata per paper (rows) and kind (columns), with ``statement/proof`` split in each cell."""
+    """Errata per paper (rows) and kind (columns), with ``statement / proof`` split in each cell;
+    errata of a review copy or of a background remark are counted in a column of their own."""
     rows = []
     for paper, name in PAPERS.items():
-        mine = [r["detail"] for r in errata if r["claim_id"].split("-", 1)[0] == paper]
+        everything = [r for r in errata if r["claim_id"].split("-", 1)[0] == paper]
+        mine = [r["detail"] for r in everything if weighs_on_statement(r)]
         cells = []
         for kind in ERRATUM_KINDS:
             n_st = sum(1 for d in mine if d["kind"] == kind and d["where"] == "statement")
             n_pr = sum(1 for d in mine if d["kind"] == kind and d["where"] == "proof")
             cells.append(f"{n_st + n_pr} ({n_st} / {n_pr})" if n_st + n_pr else "0")
-        rows.append([name, *cells, str(len(mine))])
-    total = [str(sum(1 for r in errata if r["detail"]["kind"] == k)) for k in ERRATUM_KINDS]
-    rows.append(["all papers", *total, str(len(errata))])
+        rows.append([name, *cells, str(len(everything) - len(mine)), str(len(everything))])
+    weigh = [r for r in errata if weighs_on_statement(r)]
+    total = [str(sum(1 for r in weigh if r["detail"]["kind"] == k)) for k in ERRATUM_KINDS]
+    rows.append(["all papers", *total, str(len(errata) - len(weigh)), str(len(errata))])
     # headers break only between words ("typo / notation"): a column never spills into the next
     kinds = [k.replace("/", " / ") for k in ERRATUM_KINDS.values()]
-    table = _table(["paper", *kinds, "total"], rows, [14, *([15] * len(ERRATUM_KINDS)), 11])
+    table = _table(["paper", *kinds, "review copy or background (listed only)", "total"], rows,
+                   [13, *([13] * len(ERRATUM_KINDS)), 12, 10])
     table["classes"].append("attn-errata-counts")
     return table
 
@@ -722,7 +744,7 @@ def _erratum_entry(app: Sphinx, docname: str, r: dict[str, Any], labels: dict[st
     p += _link(app, docname, r["claim_id"], labels)
     confirmed = r.get("confirmed_at") or [(r.get("scale", "smoke"), r["commit"])]
     where = " and ".join(f"{scale} scale (commit {commit})" for scale, commit in confirmed)
-    p += nodes.Text(f" — kind: {ERRATUM_KINDS[d['kind']]}, in the {d['where']}; source: {d['source']}; "
+    p += nodes.Text(f" — kind: {ERRATUM_KINDS[d['kind']]}, in the {_erratum_place(d)}; source: {d['source']}; "
                     f"confirmed by the check {r['check']} at {where}, whose record reads ")
     p += nodes.literal(text=r["description"])  # the check's own words, verbatim (plain text)
     p += nodes.Text(". ")
@@ -767,7 +789,7 @@ def _errata_summary(app: Sphinx, docname: str, errata: list[dict[str, Any]],
             ref = nodes.reference("", "", internal=True, refid=f"erratum-{r['claim_id']}-{r['check']}")
             ref.extend(_erratum_heading(r, statements))
             rows.append([name.split(" (")[0], str(d.get("source", "")),
-                         f"{ERRATUM_KINDS[d['kind']]} ({d['where']})", ref])
+                         f"{ERRATUM_KINDS[d['kind']]} ({_erratum_place(d)})", ref])
     return _table(["paper", "location", "kind (place)", "statement and check"], rows, [14, 22, 18, 46])
 
 
@@ -858,6 +880,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(erratum_ref)
     app.add_role("erratum", erratum_role)
     app.add_directive("errata-counts", ErrataCountsDirective)
+    strongest.register(app, _records)
     app.connect("doctree-read", _doctree_read)
     app.connect("env-purge-doc", _purge_doc)
     app.connect("html-page-context", _notebook_download, priority=400)

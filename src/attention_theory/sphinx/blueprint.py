@@ -44,6 +44,7 @@ STATUS_COLOURS = {
     "fails": "#e58080",
     "reconstruction": "#c9d7f2",
     "not-checkable": "#e3e3e3",
+    "remarks-only": "#eeeeee",
     "no-record": "#ffffff",
 }
 STATUS_TEXT = {**{k: CLAIM_STATUSES[k] for k in STATUS_COLOURS if k in CLAIM_STATUSES},

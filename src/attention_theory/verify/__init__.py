@@ -33,6 +33,7 @@ from attention_theory.verify.contract import (
     claim_check,
     confirm_erratum,
     evaluate,
+    limit_sequence,
     negative_control,
     not_checkable,
     registered_checks,
@@ -52,6 +53,8 @@ from attention_theory.verify.outcomes import (
 from attention_theory.verify.registry import (
     CLAIM_STATUSES,
     ERRATUM_KINDS,
+    ERRATUM_PLACES,
+    ERRATUM_VERSIONS,
     STATUSES,
     CheckRecord,
     claim_status,
@@ -62,6 +65,7 @@ from attention_theory.verify.registry import (
     recording_to,
     registry_dir,
     summarize_registry,
+    weighs_on_statement,
 )
 
 __all__ = [
@@ -77,6 +81,7 @@ __all__ = [
     "confirm_erratum",
     "not_checkable",
     "evaluate",
+    "limit_sequence",
     "evaluate_only",
     "claim_check",
     "registered_checks",
@@ -96,6 +101,9 @@ __all__ = [
     "CLAIM_STATUSES",
     "ERRATUM_KINDS",
     "claim_status",
+    "weighs_on_statement",
+    "ERRATUM_PLACES",
+    "ERRATUM_VERSIONS",
     "current_source",
     "on_results",
     "recording_to",

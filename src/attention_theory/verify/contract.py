@@ -17,7 +17,7 @@ import math
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from attention_theory._validate import check_int
+from attention_theory._validate import as_vector, check_int, check_positive, check_real
 from attention_theory.papers import check_modules, claim_id_pattern
 from attention_theory.provenance import default_device, git_commit, package_version
 from attention_theory.verify.outcomes import (
@@ -32,6 +32,8 @@ from attention_theory.verify.outcomes import (
 )
 from attention_theory.verify.registry import (
     ERRATUM_KINDS,
+    ERRATUM_PLACES,
+    ERRATUM_VERSIONS,
     CheckRecord,
     current_source,
     evaluate_only,
@@ -40,7 +42,7 @@ from attention_theory.verify.registry import (
 
 __all__ = ["CLAIM_ID_PATTERN", "ContractError", "claim_check", "registered_checks", "check_owner",
            "check_bound", "check_identity", "check_interval", "confirm_erratum", "not_checkable",
-           "evaluate", "negative_control"]
+           "evaluate", "negative_control", "limit_sequence"]
 
 #: Claim IDs are ``<paper>-<kind>-<number>`` with dots written as hyphens (papers from
 #: :data:`attention_theory.papers.PAPERS`).
@@ -229,9 +231,18 @@ def check_bound(lhs: Any, rhs: Any, description: str, *, rtol: float = 1e-9, ato
                 claim_id: str | None = None, check: str | None = None,
                 params: dict[str, Any] | None = None, seed: int | None = None,
                 device: str | None = None, extra: dict[str, Any] | None = None,
-                search: Any = None, no_search: str | None = None) -> CheckRecord:
+                search: Any = None, no_search: str | None = None,
+                families: Iterable[str] | None = None,
+                limits: Iterable[dict[str, Any]] | None = None) -> CheckRecord:
     """Assert ``lhs <= rhs * (1 + rtol) + atol`` on every instance, record the worst ratio,
     raise :class:`ClaimViolation` otherwise.
+
+    ``families``: one short phrase per family of instances the check evaluates or searches
+    ("random heads, R = 1", "identical tokens, U = 0, H up to 64"...), kept as
+    ``detail["families"]`` for the tightness audit (``python -m attention_theory tightness``).
+    ``limits``: sequences along which the ratio approaches the bound's supremum, each from
+    :func:`limit_sequence` (their instances must be among ``lhs``/``rhs`` too); kept as
+    ``detail["limits"]``, and the record then says "sup = ..., attained in the limit".
 
     ``search``: the :class:`~attention_theory.search.SizedSearch` whose best instances are among
     ``lhs``/``rhs`` (its budget, best value per size and best instance go to ``detail["search"]``);
@@ -247,8 +258,52 @@ def check_bound(lhs: Any, rhs: Any, description: str, *, rtol: float = 1e-9, ato
     """
     extra = dict(extra or {})
     extra.update(_search_detail(search, no_search))
+    if families is not None:
+        fam = list(families) if not isinstance(families, str) else [families]
+        if not fam or not all(isinstance(f, str) and f.strip() for f in fam):
+            raise ValueError("families must be non-empty strings, one per family of instances")
+        extra["families"] = fam
+    if limits is not None:
+        lim = list(limits)
+        for entry in lim:
+            if not isinstance(entry, dict) or entry.get("kind") != "limit-sequence":
+                raise TypeError("each entry of limits must come from limit_sequence(...)")
+        extra["limits"] = lim
     return _finish(bound_outcome(lhs, rhs, rtol=rtol, atol=atol, tolerance_reason=tolerance_reason),
                    description, claim_id, check, params, seed, device, extra)
+
+
+def limit_sequence(family: str, parameter: str, values: Iterable[float], ratios: Iterable[float], *,
+                   supremum: float = 1.0, gap_tol: float = 1e-2) -> dict[str, Any]:
+    """A sequence of instances along which a bound's ratio ``lhs / rhs`` tends to ``supremum``:
+    ``family`` says which instances (e.g. "T = d = n = H = 1, W = 0, U = z / R"), ``parameter``
+    which quantity moves (e.g. "R -> 0"), ``values`` its values and ``ratios`` the ratio at each.
+
+    The sequence must show what it claims: at least three points, finite ratios not above
+    ``supremum`` (beyond round-off), gaps ``supremum - ratio`` that never grow along the sequence
+    and a last gap at most ``gap_tol``; otherwise ``ValueError`` (the supremum is then not
+    shown to be approached, and the check must not say it is).  Returns the ``dict`` that
+    :func:`check_bound` keeps (``limits=[...]``)."""
+    for name, text in (("family", family), ("parameter", parameter)):
+        if not isinstance(text, str) or len(text.strip()) < 2:
+            raise ValueError(f"{name} must be a phrase saying what it is, got {text!r}")
+    supremum = check_real(supremum, "supremum")
+    gap_tol = check_positive(gap_tol, "gap_tol")
+    v = as_vector(values, "values").tolist()
+    r = as_vector(ratios, "ratios").tolist()
+    if len(v) != len(r) or len(r) < 3:
+        raise ValueError(f"values and ratios must have the same length, at least 3; got {len(v)} and {len(r)}")
+    gaps = [supremum - x for x in r]
+    slack = 1e-9 * max(1.0, abs(supremum))
+    if min(gaps) < -slack:
+        raise ValueError(f"ratios: one exceeds the supremum {supremum}: {max(r)}")
+    if any(b > a + slack for a, b in zip(gaps, gaps[1:])):
+        raise ValueError(f"ratios: the gap to {supremum} grows along the sequence: {gaps}")
+    if gaps[-1] > gap_tol:
+        raise ValueError(f"ratios: the last one, {r[-1]}, is {gaps[-1]:.3g} below {supremum}, more than "
+                         f"gap_tol={gap_tol}")
+    return {"kind": "limit-sequence", "family": family.strip(), "parameter": parameter.strip(),
+            "values": v, "ratios": r, "supremum": float(supremum), "last_gap": gaps[-1]}
 
 
 def _search_detail(search: Any, no_search: str | None) -> dict[str, Any]:
@@ -271,15 +326,24 @@ def check_identity(computed: Any, reference: Any, description: str, *, atol: flo
                    rtol: float = 0.0, tolerance_reason: str | None = None,
                    claim_id: str | None = None, check: str | None = None,
                    params: dict[str, Any] | None = None, seed: int | None = None,
-                   device: str | None = None, extra: dict[str, Any] | None = None) -> CheckRecord:
+                   device: str | None = None, extra: dict[str, Any] | None = None,
+                   implementation: str | None = None) -> CheckRecord:
     """Assert ``|computed - reference| <= atol + rtol |reference|`` on every instance, raise
     :class:`ClaimViolation` otherwise (also for a NaN or an infinity on either side).
 
     Tolerances follow the rules of :func:`check_bound` (``tolerance_reason`` above the maxima).
+    ``implementation``: a sentence saying which code of the package is checked against which
+    (an *implementation check*: useful, but it tests the package, not the paper); the record's
+    kind is then ``"implementation"``, and it does not count toward the claim's status.
     """
-    return _finish(identity_outcome(computed, reference, atol=atol, rtol=rtol,
-                                    tolerance_reason=tolerance_reason),
-                   description, claim_id, check, params, seed, device, extra)
+    out = identity_outcome(computed, reference, atol=atol, rtol=rtol, tolerance_reason=tolerance_reason)
+    if implementation is None:
+        return _finish(out, description, claim_id, check, params, seed, device, extra)
+    if not isinstance(implementation, str) or len(implementation.strip()) < MIN_REASON_CHARS:
+        raise ValueError("implementation must be a sentence saying which code is checked against which")
+    extra = {**(extra or {}), "implementation": " ".join(implementation.split())}
+    return _finish(dataclasses.replace(out, kind="implementation"), description, claim_id, check,
+                   params, seed, device, extra)
 
 
 def check_interval(value: float, low: float, high: float, description: str, *,
@@ -303,7 +367,8 @@ def check_interval(value: float, low: float, high: float, description: str, *,
 def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, printed_text: str,
                     corrected_text: str, source: str, kind: str, where: str | None = None,
                     different_instances_reason: str | None = None, printed_tex: str | None = None,
-                    corrected_tex: str | None = None, claim_id: str | None = None,
+                    corrected_tex: str | None = None, version: str = "published",
+                    claim_id: str | None = None,
                     check: str | None = None, params: dict[str, Any] | None = None,
                     seed: int | None = None, device: str | None = None) -> CheckRecord:
     """Record a confirmed erratum: the printed version must fail and the corrected pass, on the
@@ -311,8 +376,12 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
 
     ``kind`` is one of :data:`~attention_theory.verify.registry.ERRATUM_KINDS`
     (``false-statement``, ``wrong-constant``, ``missing-hypothesis``, ``proof-step``, ``typo``);
-    ``where`` is ``"statement"`` (what the paper states) or ``"proof"`` (a step, constant or
-    notation of its proof; implied by ``kind="proof-step"``).  Both outcomes must carry the
+    ``where`` is ``"statement"`` (what the paper states), ``"proof"`` (a step, constant or
+    notation of its proof; implied by ``kind="proof-step"``) or ``"background"`` (a remark or
+    example around the statements, e.g. a background section); ``version`` is the text the
+    erratum concerns, ``"published"`` (the version the book follows) or ``"review-copy"``.  Only
+    errata in the published statement or proof set the claim's status
+    (:func:`~attention_theory.verify.registry.claim_status`); the others are listed.  Both outcomes must carry the
     fingerprint of their instances (``instances=`` of the outcome functions) and the two must be
     equal, unless ``different_instances_reason`` says why they cannot be (it is recorded).
 
@@ -327,8 +396,10 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
     if kind not in ERRATUM_KINDS:
         raise ValueError(f"kind must be one of {tuple(ERRATUM_KINDS)}, got {kind!r}")
     where = where or ("proof" if kind == "proof-step" else "statement")
-    if where not in ("statement", "proof"):
-        raise ValueError(f"where must be 'statement' or 'proof', got {where!r}")
+    if where not in ERRATUM_PLACES:
+        raise ValueError(f"where must be one of {ERRATUM_PLACES}, got {where!r}")
+    if version not in ERRATUM_VERSIONS:
+        raise ValueError(f"version must be one of {tuple(ERRATUM_VERSIONS)}, got {version!r}")
     if kind == "proof-step" and where != "proof":
         raise ValueError("an erratum of kind 'proof-step' is in the proof (where='proof')")
     for name_, tex in (("printed_tex", printed_tex), ("corrected_tex", corrected_tex)):
@@ -356,6 +427,7 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
         "source": source,
         "kind": kind,
         "where": where,
+        "version": version,
         "same_instances": different_instances_reason is None,
         **({"different_instances_reason": " ".join(different_instances_reason.split())}
            if different_instances_reason is not None else {}),

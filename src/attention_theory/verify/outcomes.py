@@ -167,7 +167,7 @@ class Outcome:
                     f"and no left-hand side exceeds atol")
         if self.kind == "bound":
             return f"{verdict} on {where} instance(s); worst LHS/RHS = {self.worst:.6g}"
-        if self.kind == "identity":
+        if self.kind in ("identity", "implementation"):  # an implementation check is an identity
             return f"{verdict} on {where} instance(s); max |error| = {self.detail['max_abs_error']:.3g}"
         if "value_interval" in self.detail:
             a, b = self.detail["value_interval"]

@@ -24,7 +24,8 @@ from attention_theory.results import atomic_write_text
 
 __all__ = ["STATUSES", "CLAIM_STATUSES", "ERRATUM_KINDS", "CheckRecord", "registry_dir",
            "evaluate_only", "recording_to", "staging_records", "on_results", "current_source", "write_record",
-           "write_record_file", "record_filename", "load_registry", "summarize_registry", "claim_status"]
+           "write_record_file", "record_filename", "load_registry", "summarize_registry", "claim_status",
+           "weighs_on_statement", "ERRATUM_VERSIONS", "ERRATUM_PLACES"]
 
 #: Statuses of one record: the check passed (``verified``), it confirmed an erratum (the printed
 #: version fails, the corrected passes, on the same instances), it failed (``fails``: written
@@ -56,7 +57,16 @@ ERRATUM_KINDS = {
 #: * ``fails``               a check of the statement failed at some scale (e.g. a paper's
 #:   experimental claim that the full-scale run does not reproduce) and no correction is
 #:   confirmed;
-#: * ``not-checkable``       only reasons, no computation.
+#: * ``not-checkable``       only reasons, no computation;
+#: * ``remarks-only``        only errata outside the published statement and its proof (a typo of
+#:   the review copy, a slip in a background remark) and implementation checks: nothing that
+#:   weighs on the statement itself.
+#:
+#: Only what concerns the *published* statement and its proof sets the status: errata of the
+#: review copy (``version="review-copy"``) or of a background remark (``where="background"``) are
+#: listed on the errata page, not aggregated; implementation checks (record kind
+#: ``implementation``: the package's code against itself) pass or fail like any check but do not
+#: count as verifying the paper.
 #:
 #: A *reconstruction* (the book's statement of a lost formula) has one of these statuses too;
 #: the book marks it as a reconstruction beside the status.
@@ -68,7 +78,14 @@ CLAIM_STATUSES = {
     "proof-erratum": "proof erratum",
     "fails": "fails",
     "not-checkable": "not numerically checkable",
+    "remarks-only": "only remarks outside the published statement",
 }
+
+#: Which text an erratum concerns: the version the book follows, or an earlier (review) copy.
+ERRATUM_VERSIONS = {"published": "published version", "review-copy": "review copy"}
+
+#: Where in that text: the statement, its proof, or a background remark around it.
+ERRATUM_PLACES = ("statement", "proof", "background")
 
 
 
@@ -104,6 +121,10 @@ class CheckRecord:
     def _own_text(self) -> str:
         if self.status == "erratum":
             mark = f"erratum confirmed: {ERRATUM_KINDS[self.detail['kind']]} in the {self.detail['where']}"
+            if self.detail.get("version", "published") != "published":
+                mark += f" of the {ERRATUM_VERSIONS[self.detail['version']]}"
+        elif self.kind == "implementation":
+            mark = "implementation check passes" if self.status == "verified" else "implementation check FAILS"
         else:
             mark = {"verified": "verified", "fails": "FAILS",
                     "not-checkable": "not numerically checkable"}[self.status]
@@ -123,6 +144,9 @@ class CheckRecord:
         # -inf is stored when every right-hand side is 0 and met: there is no ratio to show
         tight = ("" if self.worst is None else f"; tightness (worst ratio) = {self.worst:.6g}"
                  if math.isfinite(self.worst) else "; no LHS/RHS ratio")
+        for lim in self.detail.get("limits", []):
+            tight += (f"; sup = {lim['supremum']:g}, attained in the limit {lim['parameter']} along "
+                      f"{lim['family']} (ratio {lim['ratios'][-1]:.6g} at {lim['values'][-1]:g})")
         return f"{head}\n  {self.n_instances} instance(s){tight}"
 
     __repr__ = __str__
@@ -322,6 +346,20 @@ def _records(records: Any, *, keys: tuple[str, ...] = ()) -> list[dict[str, Any]
     return recs
 
 
+def weighs_on_statement(record: dict[str, Any]) -> bool:
+    """Whether a record weighs on its claim's status: not an implementation check, and, for an
+    erratum, one in the published version's statement or proof (not the review copy's, not a
+    background remark's)."""
+    if not isinstance(record, dict):
+        raise TypeError(f"record must be a record dictionary, got {type(record).__name__}")
+    if record.get("kind") == "implementation":
+        return False
+    if record.get("status") != "erratum":
+        return True
+    d = record.get("detail") or {}
+    return d.get("version", "published") == "published" and d.get("where") in ("statement", "proof")
+
+
 def claim_status(records: Iterable[dict[str, Any]]) -> str:
     """The status of one claim from all its records (every check, every scale); see
     :data:`CLAIM_STATUSES`.  Failing beats everything (a statement that fails at some scale is
@@ -330,11 +368,14 @@ def claim_status(records: Iterable[dict[str, Any]]) -> str:
     recs = _records(records)
     if not recs:
         raise ValueError("claim_status needs at least one record")
+    if any(r["status"] == "fails" for r in recs):
+        return "fails"
+    recs = [r for r in recs if weighs_on_statement(r)]
+    if not recs:
+        return "remarks-only"
     st = {r["status"] for r in recs}
     errata = [r["detail"] for r in recs if r["status"] == "erratum"]
     in_statement = {e["kind"] for e in errata if e.get("where") == "statement"}
-    if "fails" in st:
-        return "fails"
     if in_statement - {"wrong-constant"}:
         return "false-as-printed"
     if in_statement:
@@ -348,7 +389,8 @@ def claim_status(records: Iterable[dict[str, Any]]) -> str:
 
 def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """One row per claim ID: status (:func:`claim_status`), checks, instances, worst bound ratio,
-    the scales it was checked at, the committed files it read, and its errata kinds."""
+    the scales it was checked at, the committed files it read, its errata (kind, place, version,
+    whether it weighs on the status) and its implementation checks."""
     rows: dict[str, dict[str, Any]] = {}
     by_claim: dict[str, list[dict[str, Any]]] = {}
     for r in _records(records, keys=("claim_id",)):
@@ -356,7 +398,7 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
         row = rows.setdefault(r["claim_id"], {
             "claim_id": r["claim_id"], "checks": [], "scales": [], "data_files": [],
             "instances": 0, "worst_bound_ratio": None, "reasons": [], "worst_by_check": {},
-            "errata": [], "failures": [],
+            "errata": [], "failures": [], "implementation_checks": [],
             "commit": r["commit"], "date": r["date"], "package_version": r["package_version"],
         })
         if r["check"] not in row["checks"]:
@@ -372,7 +414,11 @@ def summarize_registry(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
             row["reasons"].append(r["detail"].get("reason", ""))
         if r["status"] == "erratum":
             row["errata"].append({"check": r["check"], "kind": r["detail"]["kind"],
-                                  "where": r["detail"]["where"], "scale": scale})
+                                  "where": r["detail"]["where"], "scale": scale,
+                                  "version": r["detail"].get("version", "published"),
+                                  "weighs": weighs_on_statement(r)})
+        if r["kind"] == "implementation" and r["check"] not in row["implementation_checks"]:
+            row["implementation_checks"].append(r["check"])
         if r["status"] == "fails":
             row["failures"].append({"check": r["check"], "scale": scale,
                                     "failure": r["detail"].get("failure", "")})

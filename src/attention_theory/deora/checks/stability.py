@@ -492,7 +492,9 @@ def check_thm2_rho(rho: Callable[..., np.ndarray] = rho_vec, *,
     scalar = [scalar_rho(float(D[j]), float(B[j]), int(T[j]), int(d[j]), float(R[j]), int(H[j]))
               for j in range(50)]
     check_identity(scalar, rho_vec(D, B, T, d, R, H)[:50], "scalar and vectorized rho agree",
-                   rtol=1e-12, seed=seed, check="rho-calculator")
+                   rtol=1e-12, seed=seed, check="rho-calculator",
+                   implementation="the package's scalar rho calculator (bounds.deora.rho) against its "
+                   "vectorized formula: both are this book's code, neither is the paper's text")
 
     # adversarial: (R, D, B, H) in the grid's ranges (log scale), sizes (T, d)
     def ratio(size: tuple[int, int], z: np.ndarray) -> float:

@@ -1384,17 +1384,18 @@ def train_structured(config: ProtocolConfig, *, checkpoint: str | Path | None = 
 
 def structured_flops(config: ProtocolConfig, T: int, *, batch: int | None = None,
                      method: str = "softmax") -> dict[str, int]:
-    """Floating-point operations of one training step of one run of length ``T`` (minibatch
-    ``batch``, default ``config.batch_size``), counting the matrix products as implemented
-    (``2 m k n`` per ``(m x k)(k x n)``, outer products and weighted sums included; a backward
-    product only for operands that need a gradient: the data, ``PE`` and the embeddings need
-    none).  ``method="softmax"``: the hand-written forward and backward as they were up to commit
-    73a824f (the step has since taken the attention by products with the 0/1 inputs and the head
-    through the two read-outs, and issues fewer operations: about 14.3 MFLOP per step of the
-    authors' model against 20.4 here; the benchmark counts the products actually issued,
-    :func:`~.benchmark.record_products`, and reports this formula beside them); ``"factorized"``:
-    the autograd path of :func:`structured_logits`.  Element-wise work (exponentials, the softmax
-    normalization, the loss) is not counted.
+    """Floating-point operations of the matrix products of one training step of one run of
+    length ``T`` (minibatch ``batch``, default ``config.batch_size``), as the trainer issues them:
+    ``2 m k n`` per ``(m x k)(k x n)`` product, the bias of a fused product not counted.
+    ``method="softmax"``: the hand-written forward and backward of :class:`StructuredTrainer`
+    (the attention taken by products with the 0/1 inputs, the Dense layer and the read-out
+    folded into one ``C x d`` matrix per run); ``"factorized"``: the autograd path of
+    :func:`structured_logits`.  Element-wise work (exponentials, the softmax normalization, the
+    loss) is not counted.  The products over the positional table span the longest length of
+    ``config.Ts`` (the trainer lays every run out on one table).  ``tests/trauger/
+    test_structured_trainer.py`` holds this count equal to the products recorded from the
+    trainer's steps (:func:`~.benchmark.record_products`) on shapes where every dimension
+    differs, with and without the Dense layer, one length and several.
 
     Returns ``{"forward", "backward", "total", "per_sample_forward"}`` (``per_sample_forward``:
     the part of the forward that grows with the batch, divided by it).
@@ -1404,38 +1405,29 @@ def structured_flops(config: ProtocolConfig, T: int, *, batch: int | None = None
     T = check_int(T, "T", minimum=1)
     b = config.batch_size if batch is None else check_int(batch, "batch", minimum=1)
     s = config.model_shape
-    d, H, dk, dv, L = s.d, s.heads, s.key_dim, s.value_dim, T + 1
-    m = s.dense_units if s.dense_units is not None else d
-    C = s.n_classes
+    d, H, dk, dv, L, C = s.d, s.heads, s.key_dim, s.value_dim, T + 1, s.n_classes
+    Lp = max(T, *config.Ts) + 1           # the products over the positional table span every length
+    dense = s.dense_units is not None
+    m = s.dense_units if dense else d      # the width the read-out reads
     if method == "softmax":
-        # (forward, backward) flops per run and per sample of the hand-written step
-        run_f = [2 * H * dk * d, 2 * H * dk * d, 2 * H * dk, 2 * H * d * 3,   # q, r, cb, a
-                 2 * H * L * d,                                               # r PE^T
-                 2 * H * d * dv * d, 2 * H * dv * d]                          # A^T, c
-        run_b = [2 * H * L * d + 2 * H * 3 * d,                               # grad r
-                 2 * H * dk * d, 2 * H * dk * d, 2 * H * dk * d, 2 * H * dk,  # Wk, q, Wq, bk
-                 2 * H * dv * d * d, 2 * H * dv * d * d,                      # Wo, Wv
-                 2 * H * dv * d, 2 * H * dv * d]                              # bv, bv (x) c
-        per_f = [2 * H * L * d, 2 * H * L, 2 * H * 3 * d, 2 * H * d * d]      # P PE, w1, Z, Z A^T
-        per_b = [2 * H * L * d, 2 * H * L, 2 * H * d * 2,                     # grad P, delta, w
-                 2 * H * d * d, 2 * H * d * d]                                # grad Z, grad A^T
-        if s.dense_units is not None:
-            per_f.append(2 * d * m)
-            per_b += [2 * d * m, 2 * d * m]
-        per_f.append(2 * m * C)
-        per_b += [2 * m * C, 2 * m * C]
-        fwd = sum(run_f) + b * sum(per_f)
-        bwd = sum(run_b) + b * sum(per_b)
-        return {"forward": fwd, "backward": bwd, "total": fwd + bwd, "per_sample_forward": sum(per_f)}
-    # (forward flops, backward factor) of every product; factor 2: both operands need a gradient
-    run = [(2 * H * dk * d, 1), (2 * H * dk * d, 2), (2 * H * dk, 2), (2 * H * d * 3, 1),
-           (2 * H * L * d, 1), (2 * H * d * dv * d, 2), (2 * H * L * d * d, 1),
-           (2 * H * 3 * d * d, 1), (2 * d * H * dv, 2), (2 * H * L * (d + 1), 1)]
-    per = [(2 * H * L * (d + 2), 1), (2 * H * d * 2, 2)]          # the mixing product; w1, wc terms
-    if s.dense_units is not None:
-        per.append((2 * d * m, 2))
-    per.append((2 * m * C, 2))
-    fwd = sum(f for f, _ in run) + b * sum(f for f, _ in per)
-    bwd = sum(f * k for f, k in run) + b * sum(f * k for f, k in per)
-    return {"forward": fwd, "backward": bwd, "total": fwd + bwd,
-            "per_sample_forward": sum(f for f, _ in per)}
+        # per run: query, key scores, [CLS] constants, positional scores, W_v W_o, value bias,
+        # the scores' table; with a Dense layer, the read-out folded through it (W2 W1, b2 + W2 b1)
+        run_f = (4 * H * dk * d + 6 * H * d + 2 * H * d * Lp + 2 * H * d * d * dv + 2 * H * dv * d
+                 + 2 * H * Lp * (d + 1) + (2 * C * m * d + 2 * C * m if dense else 0))
+        run_b = (6 * H * dk * d + 6 * H * d + 2 * H * d * Lp + 4 * H * d * d * dv + 2 * H * dv * d
+                 + 2 * H * Lp * (d + 1) + (4 * C * m * d + 2 * C * m if dense else 0)
+                 + 2 * (d + 1) * H * T + 2 * H * d * C)
+        # per sample: the 0/1 inputs against the table, the mixed values through W_v W_o, logits
+        per_f = 2 * T * H * (d + 1) + 2 * H * d * d + 2 * d * C
+        per_b = 2 * L * H * (d + 1) + 4 * H * d * d + 4 * d * C
+    else:
+        run_f = (4 * H * dk * d + 6 * H * d + 2 * H * d * Lp + 2 * H * d * dv * d + 6 * H * d * d
+                 + 2 * H * dv * d + 2 * H * L * d * d + 2 * H * L * d)
+        run_b = (2 * H * Lp * d + 4 * H * L * d + 2 * H * L * d * d + 4 * H * dv * d + 6 * H * d * d + 4 * H * d * dv * d
+                 + 6 * H * d + 6 * H * dk * d)
+        # per sample: the mixing product, the w1/wc terms, the Dense layer, the read-out
+        per_f = 2 * H * L * (d + 2) + 2 * (2 * H + 1) * d + (2 * d * m if dense else 0) + 2 * m * C
+        per_b = 2 * H * L * (d + 2) + 4 * (2 * H + 1) * d + (4 * d * m if dense else 0) + 4 * m * C
+    fwd = run_f + b * per_f
+    bwd = run_b + b * per_b
+    return {"forward": fwd, "backward": bwd, "total": fwd + bwd, "per_sample_forward": per_f}
