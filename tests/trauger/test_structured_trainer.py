@@ -422,6 +422,10 @@ def test_protocol_table_and_variants():
     assert sum("l. " in r["authors_code"] for r in rows) >= 20
     text = pr.format_table(rows)
     assert "* validation frequency" in text and max(len(line) for line in text.splitlines()) <= 100
+    # the table says which Keras it follows, and what Keras 3 changes
+    by = {r["setting"]: r for r in rows}
+    assert "Keras 2" in by["Keras version"]["authors_code"] and "Keras 3" in by["initialization"]["authors_code"]
+    assert "4 of the 12" in by["weight norm (Fig. 1)"]["authors_code"]
     freq = {r["setting"]: r for r in pr.protocol_table(pr.protocol("authors", eval_every=1))}
     assert freq["validation frequency"]["book"] == "after every epoch"
     assert not freq["validation frequency"]["departure"]

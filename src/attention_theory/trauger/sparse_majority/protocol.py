@@ -339,10 +339,18 @@ def protocol_table(config: ProtocolConfig | None = None) -> list[dict[str, str]]
          "ReLU, then Dense(64) at every position (l. 109-115), then the read-out of the last "
          "position to 2 logits (l. 93-103)", "ReLU, Dense(%s), read-out" % c.dense_units
          if c.dense_units else "read-out only", "read-out only", ""),
-        ("initialization", "silent", "Keras defaults: glorot_uniform kernels with Keras' fans for "
+        ("Keras version", "silent", "tf.keras of whatever TensorFlow is installed (not pinned); "
+         "the rows below follow Keras 2 (TensorFlow <= 2.15, or tf_keras), the Keras of the paper's "
+         "time; under Keras 3 (TensorFlow >= 2.16's default) the same script initializes "
+         "differently and sums fewer norms (the initialization and weight-norm rows; measured with "
+         "Keras 3.15.1)", "Keras 2's defaults and naming", "-", ""),
+        ("initialization", "silent", "Keras 2 defaults: glorot_uniform kernels with Keras' fans for "
          "rank-3 kernels (query/key/value (64, 2, 64): U(-0.0377, 0.0377); output (2, 64, 64): "
          "U(-0.153, 0.153)), Dense U(-0.217, 0.217), read-out random_normal N(0, 0.05^2) (l. 97), "
-         "zero biases", "the same distributions" if c.init == "keras" else c.init,
+         "zero biases; l1 norm of all weights at initialization about 1,540. Keras 3 takes the fans "
+         "of MultiHeadAttention's four kernels from the einsum's input and output sizes (64 and "
+         "128): U(-0.177, 0.177) for all four, l1 at initialization about 3,340 (2.2x)",
+         "the same distributions (Keras 2)" if c.init == "keras" else c.init,
          "Glorot-uniform on every (out, in) matrix, zero biases", ""),
         ("loss", "cross-entropy", "BinaryCrossentropy(from_logits=True) of the 2 logits against "
          "one-hot labels (l. 164, 179): per sample the mean over the 2 logits of the sigmoid "
@@ -381,7 +389,10 @@ def protocol_table(config: ProtocolConfig | None = None) -> list[dict[str, str]]
         ("weight norm (Fig. 1)", "sum of the absolute values of all the weights",
          "sum over model.trainable_variables of tf.norm(ord=1) of the flattened tensor, biases "
          "included, after reloading the best weights (l. 180, 184-195); variables are "
-         "deduplicated by name (l. 187), which under Keras 2 (full variable paths) keeps all", "the same, at the best epoch (also without biases)",
+         "deduplicated by name (l. 187), which under Keras 2 (full variable paths) keeps all 12; "
+         "under Keras 3 the names are short ('kernel', 'bias', ...) and the sum keeps 4 of the 12 "
+         "(the query kernel and bias and the read-out's two)",
+         "the same, at the best epoch (also without biases)",
          "the same (also without biases)", ""),
         ("generalization gap (Fig. 2)", "cross-entropy generalization gap", "printed as train loss "
          "- test loss at the best weights (l. 200-203), losses as in the loss row",
