@@ -86,8 +86,14 @@ def test_nc_rho_order_exact_is_not_an_erratum():
 
 
 def test_nc_head_order_exact_is_not_an_erratum():
-    with negative_control("deora-thm-1", "main-text-head-order"):
+    with negative_control("deora-thm-1", "main-text-head-order", match="NOT confirmed"):
         dt.check_thm1_head_order(printed=dt._heads_exact_sqrt)
+
+
+def test_nc_head_order_corrected_form_is_not_an_erratum():
+    # the corrected condition, as the "printed" order, implies Theorem 3's for every constant >= 1
+    with negative_control("deora-thm-1", "main-text-head-order", match="NOT confirmed"):
+        dt.check_thm1_head_order(printed=lambda D, B, T, d, R: 324 * d * math.sqrt(T) * R**5 * (D + B + 1) * D**2)
 
 
 def test_nc_assum2_g0_below_minimal_distance():
