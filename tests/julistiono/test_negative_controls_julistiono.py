@@ -200,6 +200,12 @@ def test_nc_lemma18_bound_times_0_1():
         ja.check_lemma18(scale=0.1)
 
 
+def test_nc_lemma18_bound_times_0_99():
+    # G is sharp (ratio -> 1 along the tight family x = (a, -a), W = -a^(-3/2)): 1% less must fail
+    with negative_control("julistiono-lemma-18", "gradient-bound"):
+        ja.check_lemma18(scale=0.99)
+
+
 def test_nc_lemma18_jacobian_bound_one_quarter():
     with negative_control("julistiono-lemma-18", "softmax-jacobian-norm"):
         ja.check_lemma18(jacobian_bound=0.25)

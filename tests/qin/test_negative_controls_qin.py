@@ -86,6 +86,13 @@ def test_nc_eq38_softmax_quarter():
         cq.check_eq38_intermediates(softmax_lip=0.25)
 
 
+def test_nc_eq38_spectral_bounds_with_0_9_radius():
+    # lam_b = ||W_b(0)||_2 + 0.9 r: only the tight families at the edge of the ball (ratio -> 1)
+    # exceed this; the random, path and searched pairs stay below it
+    with negative_control("qin-eq-38", "intermediate-lipschitz"):
+        cq.check_eq38_intermediates(radius_factor=0.9)
+
+
 def _half_block_hessian(block):
     ctx = residual_gd.lipschitz_context()
     h, _ = residual_gd.top_hessian(ctx.inst, ctx.inst.theta0, block=block, iters=8)  # as in the context

@@ -48,8 +48,8 @@ from attention_theory.julistiono.svm import (
     lp_att_svm,
     support_tokens,
 )
-from attention_theory.search import maximize_over_sizes, numpy_objective
-from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check
+from attention_theory.search import NO_INSTANCE, maximize_over_sizes, numpy_objective
+from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check, limit_sequence
 
 _LOSS_FNS: dict[str, tuple[Callable, Callable]] = {
     name: (functools.partial(mj.loss_value, loss=name), functools.partial(mj.loss_derivative, loss=name))
@@ -75,7 +75,10 @@ def check_assumption_A(losses: dict[str, tuple[Callable, Callable]] | None = Non
         rhs.extend(-g)
         M0 = float(np.max(np.abs(np.diff(g)) / np.diff(u)))
         consts[name] = {"M1": float(np.max(np.abs(g))), "M0_grid": M0, "min_minus_dl": float(np.min(-g))}
+    grid = (f"{u.size}-point grid of the score interval [min gamma, max gamma] of data set {seed} (6, 8, 10), "
+            f"losses {', '.join(losses)}")
     check_bound(fd, 1e-6, "l' agrees with central differences of l", check="loss-derivative", seed=seed,
+                families=["central differences (h = 1e-6) of l on the " + grid],
                 no_search="l' = dl/du is an identity; the bound is the accuracy of a central difference "
                           "(truncation h^2 times the third derivative, rounding eps/h), evaluated on a dense "
                           "grid of the whole score interval: maximising it would search for the finite "
@@ -93,7 +96,9 @@ def check_assumption_A(losses: dict[str, tuple[Callable, Callable]] | None = Non
     lhs.extend(res.per_size.values())
     rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "-l'(u) > 0 on the score interval (strictly decreasing losses)",
-                       seed=seed, extra={"constants": consts, "interval": [lo_u, hi_u]}, search=res)
+                       seed=seed, extra={"constants": consts, "interval": [lo_u, hi_u]}, search=res,
+                       families=["-l'(u) on the " + grid,
+                                 "adversarial L-BFGS + Nelder-Mead over u in the score interval, per loss"])
 
 
 @claim_check("julistiono-def-3", "support-kkt")
@@ -142,7 +147,10 @@ def check_def3(kkt_rows: str = "support", *, p: float = 1.75, seed: int = 21) ->
                                  "evaluation is a full SVM solve whose support sets jump with the data (no "
                                  "continuous objective to maximise): the instances are the E1 data sets",
                        extra={"instances_agreeing": agree, "degenerate_flagged": flagged,
-                              "non_global_locally_optimal_found": local_found})
+                              "non_global_locally_optimal_found": local_found},
+                       families=[f"E1 data sets {_seed_range(seed, pick(5, 50))}, (n, T, d) = (6, 8, 10), "
+                                 f"p = {p}, globally optimal alpha, instances whose primal and dual support "
+                                 "sets agree"])
 
 
 @claim_check("julistiono-lemma-16", "objective-bounds")
@@ -192,7 +200,10 @@ def check_lemma16(lower_fn: Callable = np.max, upper_fn: Callable = np.min, *, s
                        np.concatenate([vals, np.full(vals.size, hi), np.ones(adv.size)]),
                        "l(max gamma) <= L(W) <= l(min gamma) (random + adversarial W)",
                        rtol=1e-12, seed=seed, extra={"lower": lo, "upper": hi, "min_L": float(vals.min()),
-                                                   "max_L": float(vals.max())}, search=res)
+                                                   "max_L": float(vals.max())}, search=res,
+                       families=[f"random W, ||W||_F 1e-3 ... 1e3, on data set {seed} (6, 8, 10)",
+                                 "adversarial L-BFGS + Nelder-Mead over W on data sets (1, 2, 1), (2, 3, 2), "
+                                 "(3, 4, 3) (and (6, 8, 10) at full scale), both sides"])
 
 
 def _grad_default(W, X, z, Y, v, loss):
@@ -218,6 +229,9 @@ def check_lemma17(grad_fn: Callable = _grad_default, *, seed: int = 23) -> Check
                 errs.append(np.abs(grad_fn(W, X, z, Y, v, loss) - ref).max() / sc)
                 errs.append(np.abs(mj.gradient_W(W, X, z, Y, v, loss=loss, stable=False) - ref).max() / sc)
     return check_bound(errs, 1e-10, "Lemma 17 vs autograd (max relative error)", rtol=0.0, seed=seed,
+                       families=["random W, (n, T, d) in {(1, 2, 2), (6, 8, 10), (20, 16, 8)}, ||W||_F in "
+                                 "{1e-2, 1, 10}, logistic / exponential / correlation losses, the given and the "
+                                 "naive softmax backward"],
                        no_search="Lemma 17 is an exact identity (closed form = gradient), checked to round-off "
                                  "at random W for shapes from the smallest (1, 2, 2), norms 1e-2 ... 10 and three "
                                  "losses: a wrong formula fails at generic W (the negative controls), and the "
@@ -230,7 +244,10 @@ def check_lemma18(scale: float = 1.0, *, jacobian_bound: float = 0.5, seed: int 
     """``||S'(h)||_2 <= 1/2``; ``||grad L||_F <= G = M_1/(2n) sum_i ||X_i||_2 ||gamma_i||_2 ||z_i||_2``, every
     entry ``<= G`` and ``||grad L||_q <= D^max(0, 1/q - 1/2) G`` (``scale`` multiplies ``G``), on random
     and adversarial ``W`` (L-BFGS and Nelder-Mead maximising ``||grad L||_F / G`` and the ``l_{3/2}``
-    ratio on data sets of several sizes; the softmax Jacobian norm likewise over logits, ``T in {2, 3, 6}``)."""
+    ratio over ``W`` on data sets of several sizes, and over the data ``(X, z, v)`` and ``W`` together at
+    ``(n, T, d) = (1, 2, 1), (2, 3, 2), (3, 4, 3)``; the softmax Jacobian norm likewise over logits,
+    ``T in {2, 3, 6}``), and along the tight family :func:`_l18_tight_instance` (``a -> infinity``,
+    ratio ``-> 1``: ``G`` is sharp, recorded as a limit sequence)."""
     rng = np.random.default_rng(seed)
     from attention_theory.foundations.softmax import softmax_jacobian
 
@@ -250,7 +267,9 @@ def check_lemma18(scale: float = 1.0, *, jacobian_bound: float = 0.5, seed: int 
                                steps=pick(30, 200), seed=seed)
     jn.extend(v * jacobian_bound for v in jres.per_size.values())
     check_bound(jn, jacobian_bound, "||diag(s) - s s^T||_2 <= 1/2 on random and adversarial logits",
-                check="softmax-jacobian-norm", seed=seed, params={"bound": jacobian_bound}, search=jres)
+                check="softmax-jacobian-norm", seed=seed, params={"bound": jacobian_bound}, search=jres,
+                families=[f"{H.shape[0]} random Gaussian logit vectors, T = 6, one common scale 10^U(-1, 1.5)",
+                          "adversarial L-BFGS + Nelder-Mead over the logits, T in {2, 3, 6}"])
     data = mj.synthetic_dataset(seed)
     X, z, Y, v = data["X"], data["z"], data["Y"], data["v"]
     n, T, d = X.shape
@@ -273,20 +292,27 @@ def check_lemma18(scale: float = 1.0, *, jacobian_bound: float = 0.5, seed: int 
             lhs += [np.linalg.norm(g), np.abs(g).max(), entrywise_lp(g, q)]
             rhs += [G, G, fac * G]
 
-    # adversarial: L-BFGS (autograd of the gradient norm) and Nelder-Mead maximise ||grad L||_F / G and
-    # ||grad L||_q / (D^(1/q - 1/2) G) at q = 3/2 (the l_q part with the largest factor checked) over W,
-    # on data sets (n, T, d) = (1, 2, 1), (2, 3, 2), (3, 4, 3) and, at full scale, the check's own
-    # (Nelder-Mead in its 100 dimensions is too slow for the smoke scale)
+    # adversarial, L-BFGS (autograd of the gradient norm) and Nelder-Mead, maximising ||grad L||_F / G
+    # and ||grad L||_q / (D^(1/q - 1/2) G) at q = 3/2 (the l_q part with the largest factor checked):
+    # mode "W" moves W on the data sets (n, T, d) = (1, 2, 1), (2, 3, 2), (3, 4, 3) and, at full scale,
+    # the check's own (Nelder-Mead in its 100 dimensions is too slow for the smoke scale); mode
+    # "data" moves the tokens X, queries z, decoder v and W together (labels Y fixed) at the three
+    # small sizes
     data_s = {size: mj.synthetic_dataset(seed, *size) for size in ((1, 2, 1), (2, 3, 2), (3, 4, 3))}
+    small = list(data_s)
     if pick(False, True):
         data_s[X.shape] = data
-    sizes = [(shape, kind) for shape in data_s for kind in ("F", "q=1.5")]
+    sizes = ([(shape, kind, "W") for shape in data_s for kind in ("F", "q=1.5")]
+             + [(shape, kind, "data") for shape in small for kind in ("F", "q=1.5")])
     Gs = {size: G_of(dd) for size, dd in data_s.items()}
     tens = {size: [torch.as_tensor(dd[k]) for k in ("X", "z", "Y", "v")] for size, dd in data_s.items()}
     fast = {size: mj.make_gradient(dd["X"], dd["z"], dd["Y"], dd["v"]) for size, dd in data_s.items()}
+    Ys = {shape: data_s[shape]["Y"] for shape in small}
 
-    def gnorm(size: tuple[tuple[int, int, int], str], t: Any) -> Any:
-        shape, kind = size
+    def gnorm(size: tuple[tuple[int, int, int], str, str], t: Any) -> Any:
+        shape, kind, mode = size
+        if mode == "data":
+            return _l18_data_ratio(Ys[shape], scale, shape, kind, t)
         dd = shape[2]
         qq, fac = (2.0, 1.0) if kind == "F" else (1.5, float(dd * dd) ** (1 / 1.5 - 0.5))
         if not isinstance(t, torch.Tensor):
@@ -298,16 +324,96 @@ def check_lemma18(scale: float = 1.0, *, jacobian_bound: float = 0.5, seed: int 
             (gr,) = torch.autograd.grad(val, Wt, create_graph=True)
             return (gr.abs() ** qq).sum() ** (1 / qq) / (fac * Gs[shape])
 
-    res = maximize_over_sizes(gnorm, lambda size, r: r.standard_normal(size[0][2] ** 2) * 3,
-                              sizes, restarts=pick(2, 20), steps=pick(15, 100), seed=seed)
+    def start(size: tuple[tuple[int, int, int], str, str], r: np.random.Generator) -> np.ndarray:
+        shape, _, mode = size
+        return r.standard_normal(shape[2] ** 2) * 3 if mode == "W" else r.standard_normal(_l18_data_dim(shape)) * 2
+
+    res = maximize_over_sizes(gnorm, start, sizes, restarts=pick(2, 20), steps=pick(15, 100), seed=seed)
     lhs.extend(res.per_size.values())
     rhs.extend(np.ones(len(res.per_size)))
     # the largest ||grad L||_F found on the check's own data set (random W; the search too at full scale)
     max_F = max(lhs[0:len(rhs) - len(res.per_size):3])
-    if str((X.shape, "F")) in res.per_size:
-        max_F = max(max_F, res.per_size[str((X.shape, "F"))] * G)
+    if str((X.shape, "F", "W")) in res.per_size:
+        max_F = max(max_F, res.per_size[str((X.shape, "F", "W"))] * G)
+
+    # the tight family (a limit): one sample, two tokens x = (a, -a) in d = 1, v = z = Y = 1 and
+    # W = -a^(-3/2), so the logits are -+ a^(-1/2): the attention is nearly uniform
+    # (||S'(h)||_2 -> 1/2, gamma = (a, -a) along its top eigenvector (1, -1)) yet tilted to the
+    # wrong token enough that the margin ~ -sqrt(a) makes |l'| -> 1; ratio = sigma(a tanh a^(-1/2))
+    # sech^2(a^(-1/2)) -> 1 (at d = 1 the entry and l_q ratios are the same number).  With W = c/a at a
+    # fixed c the ratio tends to sech^2(c) < 1 only: c has to shrink while a c grows.
+    a_vals = [10.0 ** k for k in range(1, 6)]
+    tight = []
+    for a in a_vals:
+        dd = _l18_tight_instance(a)
+        gF = float(np.linalg.norm(mj.gradient_W(dd["W"], dd["X"], dd["z"], dd["Y"], dd["v"])))
+        lhs.append(gF)
+        rhs.append(G_of(dd))
+        tight.append(gF / G_of(dd))
+    fam = "n = 1, T = 2, d = 1, tokens (a, -a), v = z = Y = 1, W = -a^(-3/2)"
+    # a wrong (smaller) constant puts these ratios above 1: the bound check below then fails on them,
+    # and no limit is claimed
+    limits = ([limit_sequence(fam, "a -> infinity", a_vals, tight, supremum=1.0)]
+              if max(tight) <= 1.0 + 1e-9 else None)
     return check_bound(lhs, rhs, "gradient bound G of Lemma 18 (Frobenius, entries, l_q)", seed=seed,
-                       extra={"G": G, "adversarial_max_grad_F": max_F}, search=res)
+                       extra={"G": G, "adversarial_max_grad_F": max_F}, search=res,
+                       families=["random W, ||W|| 1e-2 ... 1e2, on the check's data set (6, 8, 10), "
+                                 "p in {1.25, 1.75, 2, 3}",
+                                 "adversarial L-BFGS + Nelder-Mead over W on fixed data sets (1, 2, 1), "
+                                 "(2, 3, 2), (3, 4, 3) (and (6, 8, 10) at full scale), Frobenius and l_{3/2}",
+                                 "adversarial L-BFGS + Nelder-Mead over the data (X, z, v) and W together, "
+                                 "(n, T, d) = (1, 2, 1), (2, 3, 2), (3, 4, 3), Frobenius and l_{3/2}",
+                                 fam + ", a = 10 ... 1e5"],
+                       limits=limits)
+
+
+def _l18_data_dim(shape: tuple[int, int, int]) -> int:
+    """Length of a search point ``(X, z, v, W)`` of the data-moving Lemma 18 search."""
+    n, T, d = shape
+    return n * T * d + n * d + d + d * d
+
+
+def _l18_data_ratio(Y: np.ndarray, scale: float, shape: tuple[int, int, int], kind: str, x: Any) -> Any:
+    """``||grad L(W)||_F / G`` (kind ``"F"``) or ``||grad L(W)||_{3/2} / (D^(1/6) G)`` (``"q=1.5"``) at
+    the data set of ``shape`` and ``W`` read from the search point ``x = (X, z, v, W)``, labels ``Y``;
+    ``G`` is Lemma 18's constant of that data set times ``scale``.  A torch ``x`` gives a torch value
+    (the gradient by autograd, differentiated again), a numpy one the closed form of Lemma 17."""
+    n, T, d = shape
+    qq, fac = (2.0, 1.0) if kind == "F" else (1.5, float(d * d) ** (1 / 1.5 - 0.5))
+    k1, k2, k3 = n * T * d, n * T * d + n * d, n * T * d + n * d + d
+    if not isinstance(x, torch.Tensor):
+        x = np.asarray(x, dtype=np.float64)
+        if not np.all(np.isfinite(x)):
+            return NO_INSTANCE
+        Xn, zn, vn = x[:k1].reshape(n, T, d), x[k1:k2].reshape(n, d), x[k2:k3]
+        with np.errstate(all="ignore"):
+            g = mj.make_gradient(Xn, zn, Y, vn)(x[k3:].reshape(d, d))[0]
+            gam = Y[:, None] * (Xn @ vn)
+            G = scale / (2 * n) * sum(np.linalg.norm(Xn[i], 2) * np.linalg.norm(gam[i]) * np.linalg.norm(zn[i])
+                                      for i in range(n))
+            val = float(np.sum(np.abs(g) ** qq) ** (1 / qq)) / (fac * G) if G > 0 else NO_INSTANCE
+        return val if math.isfinite(val) else NO_INSTANCE
+    with torch.enable_grad():
+        t = x if x.requires_grad else x.detach().requires_grad_(True)
+        Xt, zt, vt, Wt = t[:k1].reshape(n, T, d), t[k1:k2].reshape(n, d), t[k2:k3], t[k3:].reshape(d, d)
+        Yt = torch.as_tensor(Y)
+        (gr,) = torch.autograd.grad(mj.objective_torch(Wt, Xt, zt, Yt, vt), Wt, create_graph=True)
+        gam = Yt[:, None] * (Xt @ vt)
+        G = scale / (2 * n) * (torch.linalg.matrix_norm(Xt, 2) * torch.linalg.vector_norm(gam, dim=1)
+                               * torch.linalg.vector_norm(zt, dim=1)).sum()
+        return (gr.abs() ** qq).sum() ** (1 / qq) / (fac * G)
+
+
+def _l18_tight_instance(a: float) -> dict[str, np.ndarray]:
+    """The data set and ``W`` of Lemma 18's tight family at token size ``a``: ``n = 1``, ``T = 2``,
+    ``d = 1``, ``x = (a, -a)``, ``v = z = Y = 1``, ``W = -a^(-3/2)``."""
+    return {"X": np.array([[[a], [-a]]]), "z": np.ones((1, 1)), "Y": np.ones(1), "v": np.ones(1),
+            "W": np.array([[-a ** -1.5]])}
+
+
+def _seed_range(first: int, count: int) -> str:
+    """``"first ... last"`` for ``count`` consecutive data-set seeds (``"first"`` when one), for the records."""
+    return str(first) if count == 1 else f"{first} ... {first + count - 1}"
 
 
 def _lp(W: np.ndarray, p: float) -> float:
@@ -512,14 +618,20 @@ def check_lemma19(mu_factor: float = 1.0, *, ps: tuple[float, ...] = LEMMA19_PS,
     res12 = maximize_over_sizes(objective("12"), init, list(insts), **budget)
     lhs.extend(res.per_size.values())
     rhs.extend(np.ones(len(res.per_size)))
+    fam19 = [f"cone samples (random directions at levels U(0.05, 1) mu, adversarial constraint directions on "
+             f"the boundary D = mu) on E1 data sets {_seed_range(seed, pick(1, 6))} (6, 8, 10), p in "
+             f"{tuple(ps)}, mu = {mu_factor:g} mu0",
+             "adversarial L-BFGS + Nelder-Mead over the cone point (direction, level) on data sets "
+             f"{', '.join(str(sh) for sh in sorted({k[1] for k in insts}))}, p in "
+             f"{tuple(sorted({k[0] for k in insts}))}"]
     rec = check_bound(lhs, rhs, "||Wbar - W^mm||_p <= delta/(2A) and constraint perturbation <= delta/2",
                       rtol=1e-9, atol=1e-13, seed=seed, params={"mu_factor": mu_factor},
-                      extra={"instances": info}, search=res)
+                      extra={"instances": info}, search=res, families=fam19)
     check_bound(np.concatenate([m12[k][0] for k in m12] + [list(res12.per_size.values())]),
                 np.concatenate([m12[k][1] for k in m12] + [np.ones(len(res12.per_size))]),
                 "(12a)-(12c) in the Bregman cone", rtol=1e-9, atol=1e-12,
                 claim_id="julistiono-eq-12", check="three-inequalities", seed=seed,
-                params={"mu_factor": mu_factor, "margin": margin}, search=res12)
+                params={"mu_factor": mu_factor, "margin": margin}, search=res12, families=fam19)
     return rec
 
 
@@ -657,24 +769,36 @@ def check_lemma20(alpha_rule: str = "global", *, p: float = 1.75, seed: int = 26
     r16[1].extend(np.ones(len(res16.per_size)))
     b17[0].extend(v for v in res17.per_size.values() if math.isfinite(v))
     b17[1].extend(1.0 for v in res17.per_size.values() if math.isfinite(v))
+    data20 = (f"E1 data sets {_seed_range(seed, pick(2, 6))} (6, 8, 10), p = {p}, alpha {alpha_rule}: cone "
+              "pairs (What, V) (random and adversarial-direction cone points; V = W^mm, ||W^mm|| What or "
+              "another cone point)")
+    adv20 = (f"adversarial L-BFGS + Nelder-Mead over cone pairs on data sets "
+             f"{', '.join(str(k[1]) for k in insts)}")
     rec = check_bound(np.full(len(pos), 1e-300), pos,
                       "<-grad L(W), V> > 0 for rho >= R_delta (scaled by e^{(1+delta/2)rho}; the adversarial "
                       "instances normalised)",
                       seed=seed, params={"p": p, "alpha_rule": alpha_rule},
-                      extra={"thresholds": thresholds, "constants": consts_all}, search=res)
+                      extra={"thresholds": thresholds, "constants": consts_all}, search=res,
+                      families=[data20 + ", rho in {R_delta, 2 R_delta, 4 R_delta} (units of ||W^mm||)",
+                                adv20 + ", rho = R_delta (1 + e^r)"])
     check_identity(e13, np.zeros(len(e13)), "(13): <grad L(W), V> = mean l'_i gamma_i^T S'(h_i) X_i V z_i vs autograd",
                    atol=1e-10, claim_id="julistiono-eq-13", check="correlation-formula", seed=seed)
     check_identity(e14, np.zeros(len(e14)), "covariance identity (TF-as-SVM Lemma 7) in log-domain form vs autograd",
                    atol=1e-9, claim_id="julistiono-eq-14", check="covariance-identity", seed=seed)
     check_bound(r16[0], r16[1], "(16): log softmax ratios within [-(1+delta/2)rho, -(1-delta/2)rho] (support) "
                 "and <= -(1+3delta/2)rho (non-support)", rtol=1e-9, atol=1e-9,
-                claim_id="julistiono-eq-16", check="softmax-ratios", seed=seed, search=res16)
+                claim_id="julistiono-eq-16", check="softmax-ratios", seed=seed, search=res16,
+                families=[data20 + ", rho in {1, 10, 100}", adv20 + " (the ratios do not depend on rho)"])
     check_bound(b17[0], b17[1], "(17): correlation * e^{(1+delta/2)rho} >= [c_+ - c_- e^{-delta rho} - "
                 "c_2 e^{-(1-3delta/2)rho}]/n", rtol=1e-9, atol=1e-300,
-                claim_id="julistiono-eq-17", check="combined-lower-bound", seed=seed, search=res17)
+                claim_id="julistiono-eq-17", check="combined-lower-bound", seed=seed, search=res17,
+                families=[data20 + ", rho in {0.5, 2, 8, 32, 128, R_delta, 2 R_delta, 4 R_delta} with "
+                          "delta rho < 600", adv20 + ", rho in [0.5, 4 R_delta]"])
     check_bound([1e-300] * len(c18), list(c18.values()),
                 "(18): c_+ > 0 (some sample has a support token)", claim_id="julistiono-eq-18",
                 check="c-plus-positive", seed=seed, params={"support_tol": eq18_support_tol},
+                families=[f"c_+ of E1 data sets {_seed_range(seed, pick(2, 6))} (6, 8, 10), p = {p}, "
+                          f"alpha {alpha_rule}"],
                 no_search="c_+ is one number per data set (a sum over the support tokens of its l_p-AttSVM "
                           "solution), positive as soon as one sample has a support token: a property of each "
                           "finite instance, with no continuous variable to search")
@@ -770,13 +894,19 @@ def check_lemma21(alpha_rule: str = "global", *, eps_list: tuple[float, ...] = (
     lhs21.extend(v for v in res.per_size.values() if math.isfinite(v))
     rhs21.extend(1.0 for v in res.per_size.values() if math.isfinite(v))
     diff.extend(-v for v in res19.per_size.values() if math.isfinite(v))
+    fam21 = [f"cone samples (random and adversarial-direction) on E1 data sets {_seed_range(seed, pick(2, 6))} "
+             f"(6, 8, 10), p = {p}, alpha {alpha_rule}, eps in {tuple(eps_list)}, "
+             "rho in {R_eps, 2 R_eps}",
+             "adversarial L-BFGS + Nelder-Mead over (cone point, eps, rho >= R_eps) on data sets "
+             f"{', '.join(str(k[1]) for k in insts)}"]
     rec = check_bound(lhs21, rhs21, "Lemma 21 at rho >= R_eps: (1-eps)<-grad L, What> <= <-grad L, What^mm> "
                       "(both scaled by the same e^shift)", rtol=1e-9, atol=1e-300, seed=seed,
                       params={"eps": list(eps_list), "alpha_rule": alpha_rule},
-                      extra={"R_eps_rho": info, "min_normalised_difference": float(np.min(diff))}, search=res)
+                      extra={"R_eps_rho": info, "min_normalised_difference": float(np.min(diff))}, search=res,
+                      families=fam21)
     check_bound(np.zeros(len(diff)), diff, "(19): the rescaled inequality <-grad L, W^mm - (1-eps) Wbar> >= 0 "
                 "(normalised)", rtol=0.0, atol=1e-12, claim_id="julistiono-eq-19", check="rescaled-inequality",
-                seed=seed, search=res19)
+                seed=seed, search=res19, families=fam21)
     check_identity(e20, np.zeros(len(e20)), "(20): per-sample covariance decomposition of "
                    "<-grad L, W^mm - (1-eps) Wbar> vs autograd", atol=1e-9,
                    claim_id="julistiono-eq-20", check="per-sample-decomposition", seed=seed)
@@ -786,7 +916,7 @@ def check_lemma21(alpha_rule: str = "global", *, eps_list: tuple[float, ...] = (
         b21[1].extend(1.0 for v in res21.per_size.values() if math.isfinite(v))
         check_bound(b21[0], b21[1], "(21): e^rho <-grad L, W^mm - (1-eps) Wbar> >= book's lower bound",
                     rtol=1e-9, atol=1e-300, claim_id="julistiono-eq-21", check="lower-bound", seed=seed,
-                    search=res21)
+                    search=res21, families=fam21)
     return rec
 
 
@@ -847,18 +977,23 @@ def check_lemma27(alpha_rule: str = "global", init: str = "cone", *, threshold: 
         mins = [info[f"p={p},R0={R0:g}"]["min_ratio"] for R0 in tr["R0"]]
         mins = [np.nan if m is None else m for m in mins]
         mono.extend(eps_trend * (np.asarray(mins[:-1]) - np.asarray(mins[1:])))
+    runs = (f"every resolved step of the unnormalised l_p-AttGD runs from the {init} start (data set 1, "
+            f"alpha {alpha_rule}), p in {tuple(ps)}")
     rec = check_bound(lhs, rhs, "Lemma 27 along trajectories (progress toward What^mm vs norm growth)",
                       rtol=1e-9, atol=1e-300,
                       params={"threshold": threshold, "alpha_rule": alpha_rule, "init": init},
-                      extra={"per_run": info}, no_search=_NO_SEARCH_L27)
+                      extra={"per_run": info}, no_search=_NO_SEARCH_L27,
+                      families=[runs + f", R0 >= {R0_min:g} of (1, 3, 10)"])
     if not l25:
         l25, r25 = [1.0], [0.0]   # nothing resolvable: the run did not move
     check_bound(l25, r25, f"(25): <grad psi(W(k+1)) - grad psi(W(k)), What^mm> >= {threshold} "
                 f"(||W(k+1)||^(p-1) - ||W(k)||^(p-1)) for R0 >= {r25_min}", rtol=1e-9, atol=1e-300,
                 claim_id="julistiono-eq-25", check="per-step-ratio",
-                params={"threshold": threshold, "R0_min": r25_min}, no_search=_NO_SEARCH_L27)
+                params={"threshold": threshold, "R0_min": r25_min}, no_search=_NO_SEARCH_L27,
+                families=[runs + f", R0 >= {r25_min:g} of (1, 3, 10)"])
     check_bound(mono, 1e-12, "min per-step ratio non-decreasing in R0 (eps_emp decreasing)", rtol=0.0,
                 check="eps-decreasing-in-r0", params={"trend": eps_trend},
+                families=[f"minimum per-step ratio of each run, consecutive R0 in (1, 3, 10), p in {tuple(ps)}"],
                 no_search="an empirical trend across the three runs per p (the minimum per-step ratio of "
                           "each run against its starting norm R0 in {1, 3, 10}): a finite set of runs, "
                           "no continuous instance space")
@@ -901,9 +1036,11 @@ def check_lemma28(alpha_rule: str = "global", init: str = "cone", *, ps: tuple[f
                 wide.extend(D[:, j])
             info[f"p={p},R0={tr['R0'][j]:g}"] = {"D0": float(D0), "max_D": float(D[:, j].max()),
                                                  "final_D": float(D[-1, j]), "final_eps": float(epsk[-1])}
+    runs = (f"unnormalised l_p-AttGD runs from the {init} start (data set 1, alpha {alpha_rule}), p in "
+            f"{tuple(ps)}")
     rec = check_bound(wide, mu_wide, f"every iterate in the wider cone D_k <= {mu_wide}",
                       params={"alpha_rule": alpha_rule, "init": init, "mu_wide": mu_wide},
-                      extra={"per_run": info},
+                      extra={"per_run": info}, families=["every iterate of the " + runs + ", R0 in {3, 10}"],
                       no_search=_TRAJ + "; the lemma's mu' and R exist but are not explicit, so the check "
                                 "is the book's empirical wider cone mu_wide = 0.1 on every iterate of the "
                                 "runs with R0 >= 3, not a bound over a searchable instance space")
@@ -911,11 +1048,12 @@ def check_lemma28(alpha_rule: str = "global", init: str = "cone", *, ps: tuple[f
                    claim_id="julistiono-eq-26", check="divergence-identity")
     check_bound(lhs, rhs, "(27) at every step with the running eps_k", rtol=1e-9,
                 claim_id="julistiono-eq-27", check="divergence-recursion", params={"eps_factor": eq27_eps_factor},
+                families=["every step of the " + runs + ", R0 in {1, 3, 10}"],
                 no_search=_TRAJ + "; eps_k is the running worst per-step ratio of the run itself, so (27) is "
                           "a statement about each whole trajectory (summed over its steps), every step of "
                           "every run included")
     check_bound(mono, 1e-12, "||W(k)||_p non-decreasing", rtol=0.0, check="monotone-norm",
-                params={"trend": norm_trend},
+                params={"trend": norm_trend}, families=["every step of the " + runs + ", R0 in {1, 3, 10}"],
                 no_search=_TRAJ + ", every step checked; the one-step growth behind it is Lemma 22, searched "
                           "adversarially in its own check")
     return rec
@@ -949,6 +1087,9 @@ def check_lemma30(growth: Callable[[np.ndarray], np.ndarray] = np.log, *, ps: tu
                                                  "norm_end": float(nr[-1, j])}
     return check_bound(lhs, rhs, "||W(k)|| >= c1 growth(k) - c2 on the second half (fitted on the first); "
                        "growth over each doubling", rtol=1e-12, extra={"fits": fits},
+                       families=[f"second half of the unnormalised l_p-AttGD runs from the cone start (data set "
+                                 f"1, global alpha), p in {tuple(ps)}, R0 in (1, 3, 10); the norm at K/4, "
+                                 "K/2, K"],
                        no_search=_TRAJ + "; c1 and c2 are fitted on the first half of each run and tested "
                                  "on its second half (the lemma's constants are not explicit): an "
                                  "empirical statement about the runs, every step included")
@@ -988,6 +1129,10 @@ def check_fig4(q_for_svm: Callable[[float], float] | None = None, stable: bool =
                           "median_D_by_q": {str(qq): float(np.median(final[qq])) for qq in E1_PS}}
     return check_bound(lhs, rhs, f"fraction of seeds with D(own SVM) <= {tol} and own SVM closest >= {fraction}",
                        params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info},
+                       families=[(f"E1 runs (normalised l_p-AttGD, {len(seeds)} E1 data sets, seeds "
+                                  f"{min(seeds)} ... {max(seeds)}), "
+                                  if final_D is None else "committed final divergences of the E1 runs, ")
+                                 + f"MD p in {tuple(ps)}, SVMs q in {E1_PS}"],
                        no_search="an empirical statement about experiment E1 (normalised l_p-AttGD at the "
                                  "paper's horizons on the E1 data sets, or its committed full-scale result): "
                                  "fractions of training runs over seeds, no continuous instance space")
@@ -1013,6 +1158,9 @@ def check_lemma29(stable: bool = True, *, ps: tuple[float, ...] = E1_PS, seeds: 
                           "frac_below_tol": float(np.mean(D[-1] <= tol))}
     return check_bound(lhs, rhs, "directional Bregman divergence to the own-p SVM small and decreasing",
                        params={"stable": stable, "n_seeds": len(seeds)}, extra={"per_p": info},
+                       families=[f"E1 runs (normalised l_p-AttGD, {len(seeds)} E1 data sets, seeds "
+                                 f"{min(seeds)} ... {max(seeds)}), p in "
+                                 f"{tuple(ps)}, the final and the quarter-run divergence"],
                        no_search="an empirical statement about the E1 training runs (fraction of seeds "
                                  "within tol at the horizon and the median decrease of D over the run); "
                                  "the lemma's rate constants are not explicit, so there is no bound over a "

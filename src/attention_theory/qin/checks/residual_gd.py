@@ -10,6 +10,7 @@ formula, so the book calls it with the reconstructed version and
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable
 
@@ -39,6 +40,7 @@ from attention_theory.verify import (
     check_identity,
     check_interval,
     claim_check,
+    limit_sequence,
 )
 
 
@@ -106,13 +108,15 @@ def check_assum1(sigma: Callable[[torch.Tensor], torch.Tensor] | None = None,
 
     budget = {"restarts": pick(2, 20), "steps": pick(20, 200), "seed": 1}
     windows = (1.0, 10.0, 1000.0)
+    grid = f"{x.numel()}-point grid of [-50, 50], gamma = {gamma:g}, b = {b:g}"
+    adv = "adversarial L-BFGS + Nelder-Mead over x = w tanh(u / w), windows w in {1, 10, 1000}"
     rng_res = maximize_over_sizes(lambda size, u: tied((gamma - sp(pt(size[1], u)) if size[0] == "lower"
                                                         else sp(pt(size[1], u)) - 1).sum(), u),
                                   lambda size, g: g.normal(0, size[1], 1),
                                   [(part, w) for part in ("lower", "upper") for w in windows], **budget)
     check_bound(np.concatenate([gamma - s.numpy(), s.numpy() - 1, list(rng_res.per_size.values())]), 0.0,
                 "gamma <= sigma'(x) <= 1 on the grid and at adversarial x", atol=0.0, rtol=0.0,
-                search=rng_res)
+                search=rng_res, families=[grid + ", both sides", adv + ", both sides"])
     slope = (s[1:] - s[:-1]).abs() / (x[1:] - x[:-1])
     # autograd sigma' must agree with the closed form (so a wrong sigma_prime is noticed)
     xs = x[:: max(1, x.numel() // 5000)].clone().requires_grad_(True)
@@ -125,7 +129,7 @@ def check_assum1(sigma: Callable[[torch.Tensor], torch.Tensor] | None = None,
         check_bound(np.concatenate([qm.activation_second(x, gamma, b).numpy() / beta,
                                     list(res2.per_size.values())]), 1.0,
                     "sigma'' <= beta (closed form; grid and adversarial x; both sides divided by beta)",
-                    search=res2)
+                    search=res2, families=[grid, adv])
 
     def slope_ratio(w: float, u: Any) -> torch.Tensor:
         # pairs at least 1e-4 apart (the grid's spacing is 5e-4): closer pairs measure the
@@ -139,7 +143,10 @@ def check_assum1(sigma: Callable[[torch.Tensor], torch.Tensor] | None = None,
     return check_bound(np.concatenate([slope.numpy() / beta, list(res.per_size.values())]), 1.0,
                        "sigma' is beta-Lipschitz (finite differences on the grid and adversarial pairs; "
                        "both sides divided by beta)",
-                       rtol=1e-9, params={"gamma": gamma, "b": b, "beta": beta}, search=res)
+                       rtol=1e-9, params={"gamma": gamma, "b": b, "beta": beta}, search=res,
+                       families=["slopes between neighbours of the " + grid,
+                                 "adversarial L-BFGS + Nelder-Mead over pairs x0 = w tanh(u0 / w), x1 >= x0 + 1e-4, "
+                                 "windows w in {1, 10, 1000}"])
 
 
 def _grid_instances(seed: int):
@@ -176,6 +183,9 @@ def check_eq37_gradients(grad_fn: Callable[..., dict[str, torch.Tensor]] = qm.gr
         n += 1
     return check_bound(errs, 1e-10, "relative error of each closed-form block gradient vs autograd",
                        seed=seed, params={"instances": n},
+                       families=[f"random instances (N, d, dk, dv, m) = (6, 7, 3, 5, 9), rho1, rho2 in {{0, 1}}, "
+                                 f"n in {{1, 3}} sequences, weight scales {{0.1, 1, 3}}, {pick(1, 5)} seed(s) each, "
+                                 "the six blocks"],
                        no_search="(37) is an exact identity (closed-form gradient = autograd), checked to "
                                  "round-off on a grid of residual switches, sequence counts and weight "
                                  "scales: a wrong formula fails at generic instances (the negative "
@@ -308,6 +318,13 @@ def _block_diff(ctx: LipContext, a: torch.Tensor, b: torch.Tensor) -> tuple[torc
     return _block_norms(ctx.inst.grad(a) - ctx.inst.grad(b), dims), _block_norms(a - b, dims)
 
 
+#: The families of the Lipschitz checks on pairs in the ball (:func:`lipschitz_context`, :func:`_pair_search`).
+_CONTEXT_PAIRS = ("the Lipschitz context (N, d, dk, dv, m) = (4, 6, 3, 6, 8), radius 0.5: random, close, "
+                  "GD-path, Hessian-direction and one-block pairs")
+_SIZED_PAIRS = ("adversarial L-BFGS + Nelder-Mead over pairs in the balls of (N, d, dk, dv, m) = (2, 1, 1, 1, 1), "
+                "(2, 2, 1, 2, 2) (and (3, 3, 2, 3, 3) at full scale)")
+
+
 def _per_block_check(block: str, bound: Callable[[np.ndarray], float] | None, seed: int) -> CheckRecord:
     ctx = lipschitz_context()
     i = BLOCKS.index(block)
@@ -347,6 +364,8 @@ def _per_block_check(block: str, bound: Callable[[np.ndarray], float] | None, se
     return check_bound(lhs, rhs, f"||Delta grad_{block} L|| <= sum_b' C[{block}, b'] ||Delta W_b'|| "
                        "on pairs in the ball (the context's instance and smaller ones)", seed=seed,
                        params={"radius": ctx.radius, "row": ctx.C[i].tolist()}, search=res,
+                       families=[_CONTEXT_PAIRS + ", plus one adversarial L-BFGS pair in the full space",
+                                 _SIZED_PAIRS + f", the {block} block against its own row of C"],
                        extra={"worst_pair_kind": worst_kind,
                               "worst_on_context_instance": float(np.max(own)),
                               "worst_pair_kind_on_context_instance": kinds[int(np.argmax(own))],
@@ -426,6 +445,8 @@ def check_step2_lipschitz(Q1: float | None = None, *, seed: int = 20) -> CheckRe
     rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "gradient of L is Q1-Lipschitz on the ball (the context's instance and "
                        "smaller ones)", seed=seed, params={"Q1": q, "radius": ctx.radius}, search=res,
+                       families=[_CONTEXT_PAIRS + ", plus one adversarial L-BFGS pair in the full space",
+                                 _SIZED_PAIRS + ", each against its own Q1"],
                        extra={"lambda_max_hessian_theta0": ctx.lam_max,
                               "hessian_over_Q1": ctx.lam_max / q, "worst_on_context_instance": own})
 
@@ -442,12 +463,16 @@ def _intermediates(inst: Instance, theta: torch.Tensor) -> dict[str, torch.Tenso
 @claim_check("qin-eq-38", "intermediate-lipschitz")
 def check_eq38_intermediates(softmax_lip: float = bq.SOFTMAX_LIP,
                              softmax_jac_lip: float = bq.SOFTMAX_JAC_LIP, *,
-                             seed: int = 38) -> CheckRecord:
+                             radius_factor: float = 1.0, seed: int = 38) -> CheckRecord:
     """The reconstructed (38): (a) the softmax primitives ``||diag(s) - s s^T||_2 <= softmax_lip``
     and ``||J(p) - J(p')||_2 <= softmax_jac_lip ||p - p'||`` on random and adversarial logits
     (two tokens included, where ``1/2`` is attained); (b) for every intermediate ``Q`` of the
     forward/backward pass, ``||Delta Q||_F <= sum_b Q.lip[b] ||Delta W_b||_F`` on the pairs of
-    the Lipschitz context.  Returns the record of (b)."""
+    the Lipschitz context, on adversarial pairs of smaller instances and on the pairs of two tight
+    families (``P`` and ``Z``, ratio ``-> 1`` at the edge of the ball, recorded as limit
+    sequences).  ``radius_factor`` scales the radius in the spectral bounds ``lam_b =
+    ||W_b(0)||_2 + radius_factor r`` of (b) (``1``; a smaller value is a wrong variant, caught by
+    the tight families).  Returns the record of (b)."""
     rng = np.random.default_rng(seed)
     # (a) primitives on logits
     jn, jr = [], []
@@ -493,12 +518,19 @@ def check_eq38_intermediates(softmax_lip: float = bq.SOFTMAX_LIP,
                               **{**budget, "steps": pick(25, 200)})
     check_bound(np.concatenate(jn + [np.array(list(nres.per_size.values())) * softmax_lip]), softmax_lip,
                 "||diag(s) - s s^T||_2 <= softmax_lip", claim_id="qin-eq-38", check="intermediate-lipschitz",
-                search=nres)
+                search=nres,
+                families=[f"{pick(2000, 100000)} random Gaussian logit vectors, T = 2 ... 6, scales U(0.01, 5)",
+                          "two equal logits (T = 2, the maximiser)",
+                          "adversarial L-BFGS + Nelder-Mead over the logits, T in {2, 3, 5}"])
     check_bound(np.concatenate(jr + [np.array(list(adv.per_size.values())) * softmax_jac_lip]), softmax_jac_lip,
-                "softmax Jacobian is softmax_jac_lip-Lipschitz in the logits", search=adv)
+                "softmax Jacobian is softmax_jac_lip-Lipschitz in the logits", search=adv,
+                families=[f"{pick(2000, 100000)} random logit pairs, T = 2 ... 6, scales U(0.01, 5), "
+                          "perturbations of size 10^U(-4, 0)",
+                          "adversarial L-BFGS + Nelder-Mead over logit pairs, T in {2, 3, 5}"])
     # (b) chained bounds on the pairs in the ball
     ctx = lipschitz_context()
-    ib = bq.intermediate_bounds(ctx.consts, softmax_lip=softmax_lip, softmax_jac_lip=softmax_jac_lip)
+    ib = bq.intermediate_bounds(_lam_radius(ctx.consts, radius_factor), softmax_lip=softmax_lip,
+                                softmax_jac_lip=softmax_jac_lip)
     lhs, rhs, names = [], [], []
     for a, b, _ in ctx.pairs:
         Ia, Ib = _intermediates(ctx.inst, a), _intermediates(ctx.inst, b)
@@ -514,7 +546,8 @@ def check_eq38_intermediates(softmax_lip: float = bq.SOFTMAX_LIP,
     # the sized search: pairs in the balls of smaller instances, the worst intermediate against its
     # own chained bound (with the same softmax constants)
     lips = {id(c): {k: torch.as_tensor(v.lip) for k, v in
-                    bq.intermediate_bounds(c, softmax_lip=softmax_lip, softmax_jac_lip=softmax_jac_lip).items()}
+                    bq.intermediate_bounds(_lam_radius(c, radius_factor), softmax_lip=softmax_lip,
+                                           softmax_jac_lip=softmax_jac_lip).items()}
             for _, c in _ball_instances(410, ctx.radius).values()}
 
     def ratio_s(inst: Instance, consts: bq.BallConstants, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -525,12 +558,73 @@ def check_eq38_intermediates(softmax_lip: float = bq.SOFTMAX_LIP,
     res = _pair_search(ratio_s, seed, ctx.radius)
     lhs = np.concatenate([lhs, list(res.per_size.values())])
     rhs = np.concatenate([rhs, np.ones(len(res.per_size))])
+    # the tight families (limits).  The coefficient of WQ in P is tau xi^2 lam_K with lam_K =
+    # ||WK(0)||_2 + r, which ||WK||_2 reaches only at a point that spends the whole radius on WK,
+    # leaving none to move WQ; likewise lam_O in the coefficient of WV in Z.  So the pairs below
+    # approach 1 as they move to that edge of the ball, without reaching it.
+    # P (d = dk = 1, only WQ moves, WK pushed by s along its top singular pair): ratio ||WK||_2 / lam_K
+    # = (||WK(0)||_2 + s) / (||WK(0)||_2 + r); Z (one token per sequence, so S = I; d = dv = 1; only WV
+    # moves, WO pushed): ratio ||WO||_2 / lam_O.  s = r (1 - eps), eps = 1e-1 ... 1e-4
+    epss = [10.0 ** -k for k in range(1, 5)]
+    inst_p, consts_p = _ball_instances(410, ctx.radius)[(2, 1, 1, 1, 1)]
+    inst_z = random_instance(410, N=2, d=1, dk=1, dv=1, m=1, n_seq=2, gamma=0.5, y_scale=1.0)
+    consts_z = bq.ball_constants(inst_z.params, inst_z.X.numpy(), inst_z.cfg, ctx.radius,
+                                 loss0=float(inst_z.loss(inst_z.theta0)))
+    fam_p = "P: N = 2, d = dk = dv = m = 1, only WQ moves, WK at ||WK(0)|| + r (1 - eps)"
+    fam_z = "Z: two sequences of one token (S = I), d = dk = dv = m = 1, only WV moves, WO at ||WO(0)|| + r (1 - eps)"
+    limits = []
+    for fam, inst_e, consts_e, key, moving, edge in ((fam_p, inst_p, consts_p, "P", "WQ", "WK"),
+                                                     (fam_z, inst_z, consts_z, "Z", "WV", "WO")):
+        lip = bq.intermediate_bounds(_lam_radius(consts_e, radius_factor), softmax_lip=softmax_lip,
+                                     softmax_jac_lip=softmax_jac_lip)[key].lip
+        el, er = _ball_edge_pairs(inst_e, lip, key, moving, edge, ctx.radius, epss)
+        lhs, rhs = np.concatenate([lhs, el]), np.concatenate([rhs, er])
+        ratios = [a / b for a, b in zip(el, er)]
+        if max(ratios) <= 1.0 + 1e-9:   # a wrong constant fails the bound on these pairs instead
+            limits.append(limit_sequence(fam, "eps -> 0", epss, ratios, supremum=1.0))
     return check_bound(lhs, rhs, "||Delta Q||_F <= sum_b lip_Q[b] ||Delta W_b||_F for every "
                        "intermediate Q on pairs in the ball (the context's instance and smaller ones)", seed=seed,
-                       params={"softmax_lip": softmax_lip, "softmax_jac_lip": softmax_jac_lip}, search=res,
+                       params={"softmax_lip": softmax_lip, "softmax_jac_lip": softmax_jac_lip,
+                               "radius_factor": radius_factor}, search=res,
                        extra={"worst_by_quantity": per,
                               "softmax_jacobian_norm_max": float(np.max(np.concatenate(jn))),
-                              "softmax_jac_lip_adversarial": adv.best_value * softmax_jac_lip})
+                              "softmax_jac_lip_adversarial": adv.best_value * softmax_jac_lip},
+                       families=[_CONTEXT_PAIRS + ", every intermediate P, S, Z, U, H, F, R, D1, GZ, GS, GP",
+                                 _SIZED_PAIRS + ", the worst intermediate",
+                                 fam_p + ", eps = 1e-1 ... 1e-4", fam_z + ", eps = 1e-1 ... 1e-4"],
+                       limits=limits or None)
+
+
+def _lam_radius(c: bq.BallConstants, factor: float) -> bq.BallConstants:
+    """``c`` with the spectral bounds ``lam_b = ||W_b(0)||_2 + factor r`` (``factor = 1``: ``c`` itself)."""
+    if factor == 1.0:
+        return c
+    return dataclasses.replace(c, lam={b: v - (1.0 - factor) * c.radius for b, v in c.lam.items()})
+
+
+def _ball_edge_pairs(inst: Instance, lip: np.ndarray, key: str, moving: str, edge: str, radius: float,
+                     epss: list[float]) -> tuple[list[float], list[float]]:
+    """``(||Delta Q||_F, sum_b lip[b] ||Delta W_b||_F)`` for the intermediate ``key`` on the pairs
+    ``a = theta0 + s E``, ``b = a + h M`` with ``E`` the unit direction of the top singular pair of
+    ``W_edge(0)`` (so ``||W_edge(a)||_2 = ||W_edge(0)||_2 + s``), ``s = radius (1 - eps)``, ``M``
+    the unit all-ones direction of block ``moving`` and ``h = sqrt(radius^2 - s^2) / 2`` (both points
+    in the ball), one pair per ``eps``."""
+    sl = block_slices(inst.dims)
+    shapes = inst.dims.shapes()
+    th0 = inst.theta0
+    U, _, Vh = torch.linalg.svd(th0[sl[edge]].reshape(shapes[edge]))
+    E = torch.zeros_like(th0)
+    E[sl[edge]] = torch.outer(U[:, 0], Vh[0]).reshape(-1)
+    M = torch.zeros_like(th0)
+    M[sl[moving]] = 1.0 / math.sqrt(sl[moving].stop - sl[moving].start)
+    lhs, rhs = [], []
+    for eps in epss:
+        s = radius * (1 - eps)
+        a = th0 + s * E
+        b = a + 0.5 * math.sqrt(radius ** 2 - s ** 2) * M
+        lhs.append(float(torch.linalg.norm(_grad_blocks(inst, a)[key] - _grad_blocks(inst, b)[key])))
+        rhs.append(float(np.dot(lip, _dw(inst, a, b).numpy())))
+    return lhs, rhs
 
 
 @claim_check("qin-thm-2", "linear-rate")
@@ -563,20 +657,26 @@ def check_thm2(eta: float | None = None, Q0_factor: float = 1.0, *, seed: int = 
 
     res = _thm2_search(worst_22, seed, eta_factor=eta_factor)
     res_ball = _thm2_search(worst_ball, seed, eta_factor=eta_factor)
+    adv2 = _THM2_FAMILY + f", GD at eta = {eta_factor:.3g}/Q1"
     for kap in kappas:
         run = theorem2_run(seed, eta, steps if kap == 1.0 else (steps or pick(300, 3000)), kappa=kap)
         k = run.consts
+        run_fam = (f"the Theorem 2 instance of seed {seed} (N, d, dk, dv, m) = (4, 8, 4, 8, 12), kappa(X) = "
+                   f"{kap:g}")
         check_bound(k["star_rhs"], k["star_lhs"], f"initialization condition (star) holds (kappa {kap:g})",
+                    families=[run_fam],
                     no_search="(star) is the theorem's hypothesis, which the instance is built to satisfy "
                               "(the target's distance eps is set from it): a precondition asserted, not a claim")
         dist = torch.linalg.vector_norm(run.iterates - run.inst.theta0, dim=1).numpy()
         check_bound(np.concatenate([dist / k["r0"], list(res_ball.per_size.values())]), 1.0,
                     f"every iterate stays in the ball of radius r0 (kappa {kap:g}; distances divided by r0, "
-                    "with the adversarial instances)", search=res_ball)
+                    "with the adversarial instances)", search=res_ball,
+                    families=[f"every GD iterate of the run on {run_fam}, {run.losses.size - 1} steps", adv2])
         Q0 = Q0_factor * k["Q0"]
         t = np.arange(run.losses.size)
         bound = (1 - run.eta * Q0) ** t * run.losses[0]
         check_bound(run.losses[:1], bound[:1], "t = 0: L(theta_0) <= L(theta_0)", rtol=1e-9,
+                    families=[f"t = 0 of the run on {run_fam}"],
                     no_search="t = 0 is the identity L(theta_0) = L(theta_0), asserted for completeness and "
                               "left out of the tightness")
         r = run.losses[1:] / bound[1:]
@@ -594,6 +694,8 @@ def check_thm2(eta: float | None = None, Q0_factor: float = 1.0, *, seed: int = 
                        "by the bound; the check's instances and the adversarial ones)",
                        seed=seed, rtol=1e-9, search=res,
                        params={"kappas": list(kappas), "Q0_factor": Q0_factor},
+                       families=[f"every step t >= 1 of the GD runs on the Theorem 2 instance of seed {seed}, "
+                                 f"kappa(X) in {tuple(kappas)}", adv2],
                        extra={"per_instance": per, "t0_ratio": 1.0,
                               "constants": {k2: float(v) for k2, v in main.consts.items()}})
 
@@ -607,6 +709,10 @@ _THM2_SIZES = (((1, 1, 1, 1, 1), 1.0), ((2, 2, 1, 2, 2), 3.0))
 _THM2_SIZES_FULL = (((1, 1, 1, 1, 1), 1.0), ((2, 2, 1, 2, 2), 1.0), ((2, 2, 1, 2, 2), 3.0),
                     ((4, 8, 4, 8, 12), 1.0))
 _THM2_MARGIN = 0.99
+#: The family of the Theorem 2 searches (:func:`_thm2_search`), for the records.
+_THM2_FAMILY = ("adversarial L-BFGS + Nelder-Mead over the target direction E on the Theorem 2 instances "
+                "((N, d, dk, dv, m), kappa) = ((1, 1, 1, 1, 1), 1), ((2, 2, 1, 2, 2), 3) (more at full scale, "
+                "(4, 8, 4, 8, 12) included) at (star) ratio 0.99, K = 6 (20 at full scale) unrolled GD steps")
 
 
 @cached_per_scale(maxsize=2)
@@ -704,7 +810,9 @@ def check_eq22_rate(Q0_factor: float = 1.0, *, seeds: tuple[int, ...] = (2,)) ->
     rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "guaranteed rate -log(1 - eta Q0) <= measured rate (the check's runs; the "
                        "adversarial instances as guaranteed/measured over their first K steps)",
-                       params={"seeds": list(seeds)}, search=res)
+                       params={"seeds": list(seeds)}, search=res,
+                       families=[f"GD runs at eta = 1/Q1 on the Theorem 2 instances of seeds {tuple(seeds)}, "
+                                 "kappa(X) in {1, 3}, where (star) holds", _THM2_FAMILY + ", eta = 1/Q1"])
 
 
 @claim_check("qin-eq-22", "rate-vs-singular-values")
@@ -766,24 +874,30 @@ def check_step1(loss_factor: float = 1.0, *, seed: int = 2) -> CheckRecord:
 
     r_spec, r_N, r_d = (_ball_search(f, seed) for f in (spec_ratio, sigma_N_ratio, sigma_d_ratio))
     r_loss = _thm2_search(loss_ratio, seed)
+    along = (f"{idx.size} iterates of the GD run at eta = 1/Q1 on the Theorem 2 instance of seed {seed}, "
+             "kappa(X) = 1")
+    ball = ("adversarial L-BFGS + Nelder-Mead over theta in the ball B(theta0, r0) of the Theorem 2 search "
+            "instances with at most 100 parameters")
     check_bound(spec + list(r_spec.per_size.values()), specb + [1.0] * len(r_spec.per_size),
                 "||W_b(t)||_2 <= ||W_b(0)||_2 + r0 (along the run; adversarially on the ball, divided by "
-                "the bound)", search=r_spec)
+                "the bound)", search=r_spec, families=[along + ", the six blocks", ball])
     check_bound(k["sigma_N_Z0"] / 2 * np.ones(len(sN)) if not r_N.per_size else
                 np.concatenate([k["sigma_N_Z0"] / 2 * np.ones(len(sN)), list(r_N.per_size.values())]),
                 np.concatenate([np.array(sN), np.ones(len(r_N.per_size))]),
                 "sigma_N(Z_t) >= sigma_N(Z0)/2 (along the run; adversarially on the ball, as a ratio)",
-                search=r_N)
+                search=r_N, families=[along, ball])
     check_bound(np.concatenate([k["sigma_d_W20"] / 2 * np.ones(len(sd)), list(r_d.per_size.values())]),
                 np.concatenate([np.array(sd), np.ones(len(r_d.per_size))]),
                 "sigma_d(W2(t)) >= sigma_d(W2(0))/2 (along the run; adversarially on the ball, as a ratio)",
-                search=r_d)
+                search=r_d, families=[along, ball])
     return check_bound(np.concatenate([run.losses[1:], list(r_loss.per_size.values())]),
                        np.concatenate([loss_factor * run.losses[0] * np.ones(run.losses.size - 1),
                                        np.ones(len(r_loss.per_size))]),
                        "L(theta_t) <= L(theta_0) for t >= 1 (t = 0 is an equality, left out; the adversarial "
                        "instances as max_t L_t / L_0)",
-                       seed=seed, search=r_loss, extra={"min_sigma_N_ratio": float(min(sN) / k["sigma_N_Z0"])})
+                       seed=seed, search=r_loss, extra={"min_sigma_N_ratio": float(min(sN) / k["sigma_N_Z0"])},
+                       families=[f"every step t >= 1 of the GD run at eta = 1/Q1 on the Theorem 2 instance of seed "
+                                 f"{seed}, kappa(X) = 1", _THM2_FAMILY + ", eta = 1/Q1"])
 
 
 @claim_check("qin-eq-39", "path-bounds")
@@ -821,7 +935,10 @@ def check_eq39_path(res_factor: float = 1.0, *, seed: int = 2) -> CheckRecord:
     rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "residual and backward quantities below their path bounds (t >= 1 for the "
                        "residual; the adversarial instances as the largest ratio over t >= 1)",
-                       seed=seed, params={"rbar": cb.rbar}, search=res)
+                       seed=seed, params={"rbar": cb.rbar}, search=res,
+                       families=[f"{pick(100, 500)} iterates of the GD run at eta = 1/Q1 on the Theorem 2 instance "
+                                 f"of seed {seed}, kappa(X) = 1: R (t >= 1), D1, GZ, GS, GP",
+                                 _THM2_FAMILY + ", eta = 1/Q1"])
 
 
 @claim_check("qin-step-3", "pl-and-contraction")
@@ -880,7 +997,9 @@ def check_step3_pl(sigma_Z: Callable[[np.ndarray], float] = lambda s: float(s[-1
     res_c = _thm2_search(contraction, 2)
     check_bound(cl + list(res_c.per_size.values()), cr + [1.0] * len(res_c.per_size),
                 "per-step contraction along the Theorem 2 run (and, as a ratio, along the runs of the "
-                "adversarial instances)", rtol=1e-9, search=res_c)
+                "adversarial instances)", rtol=1e-9, search=res_c,
+                families=["steps of the GD run at eta = 1/Q1 on the Theorem 2 instance of seed 2, kappa(X) = 1, "
+                          "above the rounding floor of L", _THM2_FAMILY + ", eta = 1/Q1"])
 
     # adversarial PL: L-BFGS and Nelder-Mead over the weights and the tokens X (free, any
     # conditioning) of instances with (N, d, dk, dv, m) = (1, 1, 1, 1, 1), (2, 2, 1, 2, 2) (more at
@@ -914,7 +1033,12 @@ def check_step3_pl(sigma_Z: Callable[[np.ndarray], float] = lambda s: float(s[-1
     rhs.extend(np.ones(len(res.per_size)))
     # the PL record last, so that the registry shows the PL tightness
     return check_bound(lhs, rhs, "2 gamma^2 sigma(Z)^2 sigma_d(W2)^2 L <= ||grad_W1 L||^2 (random theta; "
-                       "adversarial weights and tokens as a ratio)", seed=seed, search=res)
+                       "adversarial weights and tokens as a ratio)", seed=seed, search=res,
+                       families=[f"{pick(100, 1000) if n_random is None else n_random} random instances (N, d) = "
+                                 "(4, 6), all residual settings, kappa(X) = 10^U(0, 2), qk scale 10^U(-1, 0.5), "
+                                 "FFN scale 10^U(-0.5, 0.5)",
+                                 "adversarial L-BFGS + Nelder-Mead over the weights and the tokens X of "
+                                 f"(N, d, dk, dv, m, rho1, rho2) = {', '.join(str(z[0] + z[1:]) for z in pl_sizes)}"])
 
 
 @claim_check("qin-fig-1", "residual-vs-none")
@@ -937,15 +1061,20 @@ def check_fig1(rho1_with: int = 1, rho1_without: int = 0, *, seeds: tuple[int, .
         for std, acc in ((0.0, s0), (0.05, s05)):
             inst = e1_instance(s, N=6, d=12, dk=4, dv=8, m=16, rho1=rho1_without, qk_std=std)
             acc.append(_svals(inst.Z(inst.theta0))[5])
+    e1 = f"E1 instances (N, d, dk, dv, m) = (6, 12, 4, 8, 16), seeds {tuple(seeds)}"
     check_bound(s0, 1e-6, "sigma_N(Z0) without residual, WQ = WK = 0",
+                families=[e1 + ", no attention residual, WQ = WK = 0"],
                 no_search="with WQ = WK = 0 and no residual S = 11^T/T, so Z0 = S X WV WO has rank 1 and "
                           "sigma_N(Z0) = 0 exactly for every X, WV, WO (N = 6): the bound measures rounding")
     check_bound(s05, 1e-3, "sigma_N(Z0) without residual, qk std 0.05",
+                families=[e1 + ", no attention residual, WQ, WK entries of std 0.05"],
                 no_search="a statement about the E1 random initialisation (WQ, WK entries of std 0.05) on "
                           "the three seeds, not a bound over an instance space")
     return check_bound(ratios, 1e-3, f"L_{steps}(residual) <= 1e-3 L_{steps}(no residual)",
                        params={"eta": eta, "steps": steps, "seeds": list(seeds)},
                        extra={"sigma_N_Z0_qk0": s0, "sigma_N_Z0_qk005": s05},
+                       families=[e1 + f", GD {steps} steps at eta = {eta:g}, attention residual {rho1_with} vs "
+                                 f"{rho1_without}"],
                        no_search="an empirical comparison of two GD training runs per seed (with and "
                                  "without the attention residual, 1000 steps, three seeds): no bound over "
                                  "a continuous instance space")
