@@ -22,6 +22,7 @@ from attention_theory.config import cached_per_scale, pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
 from attention_theory.deora.calculus import (
+    box,
     into_ball,
     maximize_each,
     search_tensor,
@@ -55,6 +56,7 @@ from attention_theory.verify import (
     check_interval,
     claim_check,
     confirm_erratum,
+    limit_sequence,
 )
 
 __all__ = ['check_cor1_bounds', 'check_cor1_h_scaling', 'check_cor1_large_h', 'check_cor1_segment_max', 'check_eq14', 'check_eq14_review', 'check_eq15', 'check_eq16', 'check_lemma6_bounds', 'check_lemma6_decomposition', 'check_prop4', 'check_prop4_1d']
@@ -119,15 +121,37 @@ def _ratio_items(q: dict[str, float], rhs: dict[str, float]) -> tuple[list, list
     return lhs, [rhs["1"], rhs["2"], rhs["3"]]
 
 
-def _landscape_ratio(size: tuple[str, int, int, int, int], z, b_of: str, R: float = 1.0):
-    """Search objective of Lemma 6 (``b_of="mU"``) / Corollary 1 (``"2inf"``) at ``z = (tokens, theta)``:
-    item 1 ``||grad L|| / (beta1 L)``, item 2 ``||Hess L|| / beta2``, item 3 ``-lambda_min / (kappa L)``
-    (signed, so it has a gradient when ``lambda_min > 0``); tokens pulled into the ``R``-ball, labels
+#: ``log10`` of the token radius ``R`` the adversarial search of Lemma 6 / Corollary 1 moves over.
+_LOG10_R = (-3.0, 0.5)
+
+
+def _head_scaling(H: int, T: int, d: int, R):
+    """Per-entry factors ``1/R`` (``U_h``) and ``1/R^2`` (``W_h``) of a flat parameter vector."""
+    is_u = torch.as_tensor(np.tile(np.r_[np.ones(T * d), np.zeros(d * d)], H), dtype=torch.float64)
+    return is_u / R + (1.0 - is_u) / R**2
+
+
+def _landscape_point(size: tuple[str, int, int, int, int], z) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(tokens (n, T, d), theta, R)`` of a search point ``z = (tokens', heads', r)``:
+    ``R = 10^box(r)`` in ``[1e-3, 10^0.5]``, tokens' pulled into the unit ball and scaled by ``R``,
+    heads' rescaled to ``U_h = U_h'/R``, ``W_h = W_h'/R^2``.  ``X W X^T`` and ``<U, phi(.) X>`` are
+    then those of ``(tokens', heads')`` at ``R = 1`` whatever ``R``: moving ``R`` moves only the
+    weights of the bounds (``R`` is the searched scale parameter)."""
+    _, T, d, n, H = size
+    t = search_tensor(z)
+    R = 10.0 ** box(t[-1], *_LOG10_R)
+    Xs = R * into_ball(t[:n * T * d].reshape(n, T, d), 1.0)
+    th = t[n * T * d:-1] * _head_scaling(H, T, d, R)
+    return Xs, th, R
+
+
+def _landscape_ratio(size: tuple[str, int, int, int, int], z, b_of: str):
+    """Search objective of Lemma 6 (``b_of="mU"``) / Corollary 1 (``"2inf"``) at ``z`` (decoded by
+    :func:`_landscape_point`): item 1 ``||grad L|| / (beta1 L)``, item 2 ``||Hess L|| / beta2``, item 3
+    ``-lambda_min / (kappa L)`` (signed, so it has a gradient when ``lambda_min > 0``); labels
     alternating, ``L``, gradient and Hessian from the closed forms (:func:`risk_closed_form`)."""
     item, T, d, n, H = size
-    t = search_tensor(z)
-    Xs = into_ball(t[:n * T * d].reshape(n, T, d), R)
-    th = t[n * T * d:]
+    Xs, th, R = _landscape_point(size, z)
     ys = f64(np.array([(-1.0) ** i for i in range(n)]))
     L, g, Hm = risk_closed_form(th, Xs, ys, H)
     Us, _ = md.unpack_heads(th, H, T, d)
@@ -143,18 +167,20 @@ def _landscape_ratio(size: tuple[str, int, int, int, int], z, b_of: str, R: floa
 
 
 def _landscape_init(size: tuple[str, int, int, int, int], rng: np.random.Generator) -> np.ndarray:
+    """Tokens of norms in ``[1/2, 1]``, heads from small to saturated, ``log10 R`` uniform on its range."""
     _, T, d, n, H = size
     X = rng.standard_normal((n, T, d))
     X *= 1.0 / np.linalg.norm(X, axis=2, keepdims=True).clip(1e-12) * rng.uniform(0.5, 1, (n, T, 1))
     th = random_heads(rng, H, T, d, u_scale=10 ** rng.uniform(-0.5, 1), w_scale=10 ** rng.uniform(0, 2)).numpy()
-    return np.concatenate([X.ravel(), th])
+    u = rng.uniform(0.02, 0.98)
+    return np.concatenate([X.ravel(), th, [math.log(u / (1 - u))]])
 
 
 @cached_per_scale(maxsize=2)
 def _searched_points(b_of: str = "mU", seed: int = 101) -> tuple:
-    """Adversarial (tokens, parameters) per item and size ``(item, T, d, n, H)``, searched against the
-    paper's bounds (Lemma 6: ``m_U``; Corollary 1: ``||theta||_{2,inf}``) with L-BFGS and Nelder-Mead
-    (:func:`maximize_each`); cached.  Items 2-3 from ``T = 2`` on (one token: convex risk)."""
+    """Adversarial (tokens, parameters, ``R``) per item and size ``(item, T, d, n, H)``, searched
+    against the paper's bounds (Lemma 6: ``m_U``; Corollary 1: ``||theta||_{2,inf}``) with L-BFGS and
+    Nelder-Mead (:func:`maximize_each`); cached.  Items 2-3 from ``T = 2`` on (one token: convex risk)."""
     sizes = pick([("1", 1, 1, 1, 1), ("1", 2, 2, 1, 1), ("2", 2, 1, 1, 1), ("2", 2, 2, 1, 1),
                   ("3", 2, 1, 1, 1), ("3", 2, 2, 1, 1)],
                  [(k, T, d, n, H) for k in "123" for (T, d, n, H) in
@@ -164,54 +190,156 @@ def _searched_points(b_of: str = "mU", seed: int = 101) -> tuple:
                          restarts=pick(2, 4), steps=pick(8, 40), seed=seed)
 
 
+def _tight_families() -> list[dict]:
+    """Instances along which the ratios of Lemma 6 / Corollary 1 approach their suprema.
+
+    Each entry: ``item``, ``family``, ``parameter``, ``values``, ``instances`` (``(theta, Xs, ys,
+    H, T, d, R)`` per value), ``supremum`` and ``limit`` (whether the sequence reaches its supremum
+    within :func:`limit_sequence`'s tolerance).  On all of them ``W = 0`` (and ``U = 0`` for item 2),
+    so ``||theta||_{2,inf} = m_U`` and Lemma 6 and Corollary 1 have the same ratios.
+
+    Item 1 (sup 1).  ``T = d = n = H = 1``: a single score has softmax 1, so ``Phi = U x`` and the
+    ``W``-gradient vanishes.  With ``x = R``, ``y = +1``, ``U = z/R`` (margin ``z``):
+    ``||grad L|| = sigma(-z) R``, ``b = z/R`` and the ratio is
+    ``[sigma(-z) / log(1 + e^-z)] / (1 + 2 R z)``; the first factor is ``1 - e^-z/2 + O(e^-2z)``, so
+    ``z = log(1/(4R))`` gives a gap of about ``2R (1 + log(1/(4R)))``, which vanishes as ``R -> 0``.
+
+    Item 2 (sup 1).  Identical tokens ``x_t = x``, ``||x|| = R``: every score ``x^T W x`` is the
+    same, the attention is uniform for every ``W`` and ``Phi_h = <U_h, X>`` does not depend on
+    ``W_h``: ``Hess Phi = 0`` (the curvature term of (65) vanishes) and ``grad Phi_h = (X, 0)``.  At
+    ``U = W = 0`` (``b = 0``) the margin is 0, ``l''(0) = 1/4`` and ``||grad Phi~||^2 = T R^2``, so
+    ``||Hess L|| = T R^2 / 4 = beta1(0)^2 / 4`` and the ratio is ``1 / (1 + 8 sqrt(d/T) R / sqrt(H))``:
+    1 in the limit ``R -> 0`` (a sequence) or ``H -> infinity`` (at ``R = 1`` the gap falls only
+    like ``1/sqrt(H)``: a family of instances, not a limit within tolerance).  ``T = 2``, ``d = 1``.
+
+    Item 3 (sup 1/2, not 1).  The Gauss-Newton term is positive semidefinite, so
+    ``-lambda_min <= (1/n) sum_i |l'_i| ||Hess Phi~_i|| <= L max_h ||Hess Phi_h|| / sqrt(H)``, and
+    ``||Hess Phi_h|| <= sqrt(T) R^3 + sqrt(3 T) R^5 ||U_h||``: the ``U``-``W`` block is
+    ``sum_t u_t^T Cov_t E^T x_t`` with ``Cov_t`` the covariance of the tokens under the attention of
+    row ``t`` (``||Cov_t|| <= R^2``), the ``W``-``W`` block ``sum_t E_t[((a - a_bar)^2 - Var a)
+    u_t^T (x - mu_t)]`` with ``|a_s| <= R^2 ||E||`` (Cauchy-Schwarz: at most ``sqrt(3) R^5 ||E||^2 ||u_t||``).
+    Against ``beta3 = 2 sqrt(T d) R^3 + 6 d sqrt(T) R^5 b`` the two terms are at most
+    ``1/(2 sqrt(d))`` and ``sqrt(3)/(6 d)`` of theirs, so the ratio stays below ``1/(2 sqrt(d)) <= 1/2``.
+    It approaches 1/2 with ``d = 1``, ``T = 2``, tokens ``R`` and ``-R (1 - 2 eps)`` (attention
+    covariance ``R^2 (1 - eps)^2`` at ``W = 0``), ``U_h = (eps/R^2)(1, 1)/sqrt(2)`` and ``H = 2``
+    identical heads: the direction ``(v, -v)/sqrt(2)`` across the heads is orthogonal to
+    ``grad Phi~``, so the Gauss-Newton term drops out and ``-lambda_min/L >= (|l'|/l)
+    lambda_max(Hess Phi_1)/sqrt(H)``; ``R = eps^2/10`` holds the margin ``2 eps^2/R`` at 20
+    (``|l'|/l = 1 - 1e-9``) while ``R^2 b = eps -> 0`` and the covariance tends to ``R^2``.
+    """
+    y1 = np.array([1.0])
+    out = []
+    R1 = [1e-1, 1e-2, 1e-3, 1e-4, 1e-6]
+    out.append({"item": "1", "key": "item1_one_token", "supremum": 1.0, "limit": True,
+                "family": "item 1: T = d = n = H = 1, W = 0, x = R, y = +1, margin z = log(1/(4R)) (U = z/R)",
+                "parameter": "R -> 0", "values": R1,
+                "instances": [(md.pack_heads(np.full((1, 1, 1), math.log(1 / (4 * R)) / R), np.zeros((1, 1, 1))),
+                               np.full((1, 1, 1), R), y1, 1, 1, 1, R) for R in R1]})
+
+    def same_tokens(R: float, H: int) -> tuple:
+        return (torch.zeros(H * md.head_size(2, 1), dtype=torch.float64), np.full((1, 2, 1), R), y1, H, 2, 1, R)
+
+    R2 = [1.0, 1e-1, 1e-2, 1e-3, 1e-4]
+    out.append({"item": "2", "key": "item2_identical_tokens_R", "supremum": 1.0, "limit": True,
+                "family": "item 2: identical tokens of norm R (T = 2, d = 1), U = W = 0, n = H = 1",
+                "parameter": "R -> 0", "values": R2, "instances": [same_tokens(R, 1) for R in R2]})
+    H2 = pick([1, 4, 16, 64], [1, 4, 16, 64, 256, 1024])
+    out.append({"item": "2", "key": "item2_identical_tokens_H", "supremum": 1.0, "limit": False,
+                "family": "item 2: identical tokens of norm R = 1 (T = 2, d = 1), U = W = 0, n = 1",
+                "parameter": "H -> infinity", "values": H2, "instances": [same_tokens(1.0, H) for H in H2]})
+    eps3 = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3]
+
+    def two_points(eps: float) -> tuple:
+        R = eps**2 / 10
+        U = np.full((2, 2, 1), eps / R**2 / math.sqrt(2))
+        return (md.pack_heads(U, np.zeros((2, 1, 1))), np.array([[[R], [-R * (1 - 2 * eps)]]]), y1, 2, 2, 1, R)
+
+    out.append({"item": "3", "key": "item3_two_identical_heads", "supremum": 0.5, "limit": True,
+                "family": "item 3: tokens R and -R(1 - 2 eps) (T = 2, d = 1), W = 0, U_h = (eps/R^2)(1, 1)/sqrt(2), "
+                          "H = 2 identical heads, n = 1, y = +1, R = eps^2/10 (margin 20)",
+                "parameter": "eps -> 0", "values": eps3, "instances": [two_points(e) for e in eps3]})
+    return out
+
+
 def _landscape_check(b_of: str, scales: dict[str, float], seed: int, label: str) -> CheckRecord:
-    """Shared harness of Lemma 6 (``b_of="mU"``) and Corollary 1 (``b_of="2inf"``)."""
+    """Shared harness of Lemma 6 (``b_of="mU"``) and Corollary 1 (``b_of="2inf"``): random heads,
+    the adversarial search and the families of :func:`_tight_families`, whose sequences become the
+    record's ``limits`` (only for an item whose right side is the paper's, ``scales[k] = 1``)."""
     rng = np.random.default_rng(seed)
-    R = 1.0
     lhs, rhs, tags = [], [], []
 
-    def add(th, Xs, ys, H, T, d, Rr, tag):
+    def add(th, Xs, ys, H, T, d, Rr, tag) -> list[float]:
         q = _landscape_quantities(th, Xs, ys, H)
         b = max_U_norm(th, H, T, d) if b_of == "mU" else norm_2inf(th, H, T, d)
         l_, r_ = _ratio_items(q, _lemma6_rhs(b, T, d, Rr, H, q["L"], scales))
         lhs.extend(l_); rhs.extend(r_); tags.extend([f"{tag} item{k}" for k in "123"])
+        return [l / r if r > 0 else (math.inf if l > 0 else 0.0) for l, r in zip(l_, r_)]
 
+    Rs, ns = pick([0.1, 1.0], [0.01, 0.1, 1.0, 2.0]), pick((1, 8), (1, 8, 32))
     for (T, d) in _sizes():
-        for Rr in pick([1.0], [1.0, 2.0]):
+        for Rr in Rs:
             for H in (1, 2, 4):
-                for n in pick((1, 8), (1, 8, 32)):
+                for n in ns:
                     for us, ws in ((0.3, 1.0), (3.0, 3.0), (10.0, 30.0)):
                         Xs, ys = md.sample_bounded_tokens(n, T, d, Rr, seed=int(rng.integers(1 << 30)))
-                        th = random_heads(rng, H, T, d, u_scale=us, w_scale=ws)
+                        th = random_heads(rng, H, T, d, u_scale=us, w_scale=ws) * _head_scaling(H, T, d, Rr)
                         add(th, Xs, ys, H, T, d, Rr, f"random T={T} d={d} R={Rr} H={H} n={n}")
     # adversarial points, searched against this check's bounds, evaluated under its right-hand
     # sides (scaled by ``scales``) with exact Hessians
     res, points = _searched_points(b_of, seed)
-    for (item, T, d, n, H), (_, z) in points.items():
-        Xs = into_ball(f64(z[:n * T * d]).reshape(n, T, d), R).numpy()
+    adv_R = {}
+    for size, (_, z) in points.items():
+        item, T, d, n, H = size
+        Xs, th, R = (v.detach() for v in _landscape_point(size, z))
         ys = np.array([(-1.0) ** i for i in range(n)])
-        add(f64(z[n * T * d:]), Xs, ys, H, T, d, R, f"adversarial({item}, T={T}, d={d}, n={n}, H={H})")
+        tag = f"adversarial({item}, T={T}, d={d}, n={n}, H={H})"
+        adv_R[tag] = float(R)
+        add(th, Xs.numpy(), ys, H, T, d, float(R), tag)
+    per_item_found = {k: float(max(lhs[i] / rhs[i] if rhs[i] > 0 else math.inf
+                                   for i, t in enumerate(tags) if t.endswith(f"item{k}"))) for k in "123"}
+    # the families where each bound is (or, item 3, is not) tight; see _tight_families
+    limits, curves, fams = [], {}, []
+    for fam in _tight_families():
+        k = fam["item"]
+        ratios = [add(*inst, f"{fam['key']} {v:g}")[int(k) - 1] for v, inst in zip(fam["values"], fam["instances"])]
+        curves[fam["key"]] = {f"{v:g}": r for v, r in zip(fam["values"], ratios)}
+        fams.append(f"{fam['family']}; {fam['parameter']} over {', '.join(f'{v:g}' for v in fam['values'])}")
+        if fam["limit"] and scales.get(k, 1.0) == 1.0:
+            limits.append(limit_sequence(fam["family"], fam["parameter"], fam["values"], ratios,
+                                         supremum=fam["supremum"]))
     lhs_a, rhs_a = np.array(lhs), np.array(rhs)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(rhs_a > 0, lhs_a / rhs_a, np.where(lhs_a > 0, np.inf, 0.0))
     per_item = {k: float(max(r for r, t in zip(ratio, tags) if t.endswith(f"item{k}"))) for k in "123"}
     adv = {t: float(r) for r, t in zip(ratio, tags) if t.startswith("adversarial")}
-    return check_bound(lhs, rhs, label, seed=seed, search=res,
-                       extra={"worst_ratio_per_item": per_item, "adversarial_ratios": adv})
+    sizes = _sizes()
+    families = [f"F-rand: random heads (u_scale, w_scale) in {{(0.3, 1), (3, 3), (10, 30)}} rescaled to U/R, W/R^2, "
+                f"(T, d) in {{{', '.join(map(str, sizes))}}}, R in {{{', '.join(f'{r:g}' for r in Rs)}}}, "
+                f"H in {{1, 2, 4}}, n in {{{', '.join(map(str, ns))}}}",
+                "adversarial L-BFGS + Nelder-Mead per item over tokens, heads and R in [1e-3, 10^0.5] (heads "
+                "rescaled U'/R, W'/R^2), sizes (item, T, d, n, H) from ('1', 1, 1, 1, 1)",
+                *fams]
+    return check_bound(lhs, rhs, label, seed=seed, search=res, families=families, limits=limits or None,
+                       extra={"worst_ratio_per_item": per_item,
+                              "worst_ratio_per_item_random_and_searched": per_item_found,
+                              "adversarial_ratios": adv, "adversarial_R": adv_R, "tight_families": curves})
 
 
 @claim_check("deora-lemma-6", "random-and-adversarial")
 def check_lemma6_bounds(scales: dict[str, float] | None = None, *, seed: int = 101) -> CheckRecord:
-    """Lemma 6 items 1-3 with ``m_U = max_h ||U_h||_F`` on ``F-rand`` (``H in {1,2,4}``,
-    ``n in {1,8}``, small to saturated parameters) and under adversarial search over tokens and
-    parameters (sizes ``(T, d, n, H)`` from ``(1, 1, 1, 1)``, L-BFGS and Nelder-Mead).  ``scales``
-    multiplies each item's right side."""
+    """Lemma 6 items 1-3 with ``m_U = max_h ||U_h||_F`` on ``F-rand`` (``R`` from small to 1 or 2,
+    ``H in {1,2,4}``, ``n in {1,8}``, small to saturated parameters), under adversarial search over
+    tokens, parameters and ``R`` (sizes ``(T, d, n, H)`` from ``(1, 1, 1, 1)``, L-BFGS and Nelder-Mead),
+    and on the families of :func:`_tight_families`: items 1 and 2 reach their supremum 1 in the
+    limit ``R -> 0``, item 3 its supremum 1/2 (the record's ``limits``).  ``scales`` multiplies
+    each item's right side."""
     return _landscape_check("mU", scales or {}, seed, "Lemma 6 items 1-3 (m_U), random and adversarial")
 
 
 @claim_check("deora-cor-1", "random-and-adversarial")
 def check_cor1_bounds(scales: dict[str, float] | None = None, *, seed: int = 102) -> CheckRecord:
-    """Corollary 1 (beta_1, beta_2, kappa = beta_3/sqrt(H) at ``||theta||_{2,inf}``), same harness."""
+    """Corollary 1 (beta_1, beta_2, kappa = beta_3/sqrt(H) at ``||theta||_{2,inf}``), same harness
+    and families (on which ``||theta||_{2,inf} = m_U``: the same limits)."""
     return _landscape_check("2inf", scales or {}, seed,
                             "Corollary 1 (beta1, beta2, beta3) at ||theta||_{2,inf}, random and adversarial")
 
@@ -257,22 +385,34 @@ def check_cor1_segment_max(norm: Callable[[torch.Tensor, int, int, int], float] 
         lhs.append(l_)
         rhs.append(r_)
     return check_bound(lhs, rhs, "beta_3 on a segment is maximal at an endpoint", atol=1e-12,
-                       seed=seed, search=res)
+                       seed=seed, search=res,
+                       families=[f"{pick(300, 1000)} random segments between IID heads (u_scale = w_scale = 2), "
+                                 "T = d = 2, H in 1..5, R = 1, 51 points each",
+                                 "adversarial segments, L-BFGS (finite differences) + Nelder-Mead on 11 points, "
+                                 "re-checked on 51, sizes (H, T, d) from (1, 1, 1)"])
 
 
 @claim_check("deora-cor-1", "weak-convexity-large-h", parts=("lanczos-vs-exact",))
 def check_cor1_large_h(kappa_of_H: Callable[[int], float] = lambda H: H ** -0.5, *,
-                       lanczos_which: str = "SA", seed: int = 104) -> CheckRecord:
+                       lanczos_which: str = "SA", seed: int = 104, heads: tuple[int, ...] | None = None,
+                       identical_search: tuple[int, int] | None = None) -> CheckRecord:
     """Corollary 1 (3), ``-lambda_min <= beta_3(theta) kappa_of_H(H) L``, for ``H`` up to 256
     (smoke) or 4096 (full) on two families: IID random heads, and ``H`` identical copies of an
     adversarial head (searched over sizes with L-BFGS and Nelder-Mead), whose ratio against the
     ``1/sqrt(H)`` bound stays of order one, so a ``1/H`` decay is exceeded at large ``H``.  Exact
     Hessians up to 160 parameters, HVP + Lanczos above; Lanczos (eigenvalue ``lanczos_which``,
     ``"SA"`` = smallest) is validated against the exact value wherever both are computed
-    (part ``lanczos-vs-exact``)."""
-    data = weak_convexity_vs_heads(heads_grid(), 3, 2, 8, 2.0, 3.0, seed)
+    (part ``lanczos-vs-exact``).
+
+    ``heads`` (the head counts of both families) and ``identical_search`` (``(restarts, steps)`` of
+    the identical-head search) default to the scale's grids (:func:`heads_grid`,
+    :func:`identical_heads_grid`) and budget; smaller values are for the negative controls, which
+    need only the smallest instances that fail."""
+    restarts, steps = identical_search if identical_search is not None else (pick(3, 8), pick(60, 200))
+    data = weak_convexity_vs_heads(heads if heads is not None else heads_grid(), 3, 2, 8, 2.0, 3.0, seed)
     T, d = data["T"][0], data["d"][0]
-    idn = identical_heads_weak_convexity(identical_heads_grid(), restarts=pick(3, 8), steps=pick(60, 200))
+    idn = identical_heads_weak_convexity(heads if heads is not None else identical_heads_grid(),
+                                         restarts=restarts, steps=steps)
     Ti, di = idn["T"], idn["d"]
     pairs = [(e, l) for e, l in zip(data["lam"], data["lanczos"]) if l is not None]
     y1 = torch.ones(1, dtype=torch.float64)
@@ -289,10 +429,16 @@ def check_cor1_large_h(kappa_of_H: Callable[[int], float] = lambda H: H ** -0.5,
            + [bd.beta3(b, Ti, di, 1.0) * kappa_of_H(H) * L for H, b, L in zip(idn["H"], idn["b"], idn["L"])])
     n_iid = len(data["H"])
     ratio = [l / r for l, r in zip(lhs, rhs)]
+    grid = lambda Hs: f"H in {{{', '.join(map(str, Hs))}}}"  # noqa: E731
     return check_bound(lhs, rhs, "self-bounded weak convexity lambda_min >= -beta3/sqrt(H) L at large H "
                        "(IID heads and identical adversarial heads)", search=idn["search_result"],
                        seed=seed, params={"H": list(data["H"]), "T": T, "d": d,
                                           "identical_heads": {"H": list(idn["H"]), "T": Ti, "d": di}},
+                       families=[f"IID random heads with ||U_h||_F = 2, ||W_h||_F = 3 on fixed data "
+                                 f"(n = 8, T = {T}, d = {d}, R = 1), {grid(data['H'])}",
+                                 f"H identical copies of one head searched with its sample (L-BFGS + "
+                                 f"Nelder-Mead, {restarts} restarts x {steps} steps, sizes (T, d) in "
+                                 f"{{(2, 1), (2, 2)}}, R = 1, label +1), {grid(idn['H'])}"],
                        extra={"lambda_min": data["lam"], "loss": data["L"], "method": data["method"],
                               "ratio": ratio[:n_iid], "ratio_identical_heads": ratio[n_iid:],
                               "identical_heads_lambda_min": idn["lam"], "identical_heads_loss": idn["L"]})
@@ -427,6 +573,16 @@ def _segment_sizes() -> list[tuple[int, int, int, int]]:
     return pick([(1, 2, 1, 1), (1, 2, 2, 1)], [(1, 2, 1, 1), (1, 2, 2, 1), (2, 2, 1, 2), (1, 3, 2, 2)])
 
 
+#: The families of the segment statements (Eqs. (14)-(16)), for ``check_bound(families=...)``.
+_PAIRS = ("{count} pairs on fixed data (n = 4, (T, d) in {{(2, 2), (3, 2)}}, H in {{1, 2, 4}}, R = 1): theta_k "
+          "random heads, theta at distance 0.1-2 along the most negative curvature direction (one in three) "
+          "or a random direction")
+_GD_SEGMENTS = ("GD segments from iterates 0, 10 and 39 to the last of 40 GD steps at step size 0.5 (n = 8, "
+                "T = 3, d = 2, H in {1, 4}, start u_scale = 4, w_scale = 6)")
+_SEARCHED_PAIRS = ("adversarial pairs on fixed data, L-BFGS + Nelder-Mead on the ratio of the two sides, sizes "
+                   "(H, T, d, n) from (1, 2, 1, 1)")
+
+
 def _pair_instances(rng: np.random.Generator, count: int) -> list[tuple]:
     """(loss, theta_k, theta, H, T, d, Xs, ys) for random pairs and negative-curvature pairs."""
     out = []
@@ -511,7 +667,7 @@ def check_eq14(direction: str = "ge", *, kernel: Callable[[float], float] = lamb
                    atol=1e-12, rtol=1e-8, seed=seed, check="integral-remainder")
     # the "ratio" of a lower bound: (Taylor RHS) / L(theta) <= 1
     return check_bound(lhs, rhs, f"second-order Taylor bound, direction {direction}", seed=seed,
-                       atol=1e-12, search=res)
+                       atol=1e-12, search=res, families=[_PAIRS.format(count=pick(8, 60)), _SEARCHED_PAIRS])
 
 
 @claim_check("deora-eq-14", "review-direction")
@@ -536,7 +692,7 @@ def check_eq14_review(printed: str = "le", *, seed: int = 110) -> CheckRecord:
                        r"&+\tfrac12\min_\alpha\lambda_{\min}\bigl(\nabla^2\widehat L(\theta_{k\alpha})\bigr)"
                        r"\|\theta-\theta_k\|^2\end{aligned}"),
         source="Deora et al., review version (seed 003), Sec. 6.1 (proof sketch of Theorem 1), Eq. (14)",
-        kind="typo", where="proof", seed=seed)
+        kind="typo", where="proof", version="review-copy", seed=seed)
 
 
 def _segments(rng: np.random.Generator, count: int) -> list[tuple]:
@@ -583,10 +739,12 @@ def check_eq15(kappa_scale: float = 1.0, *, max_form_scale: float = 1.0, seed: i
         rhs_m.append(max_form_scale * kb * float(Lv.max()))
     # the search maximizes the pointwise ratio, an upper bound of the max-form ratio
     # (-min lambda / (kappa_bar max L) <= -lambda(a*) / (kappa_bar L(a*)) at the minimizer a*)
+    fams = [_PAIRS.format(count=pick(12, 40)), _GD_SEGMENTS, _SEARCHED_PAIRS]
     check_bound(lhs_m, rhs_m, "Eq. (15), max form: min lambda_min >= -kappa_bar max L", seed=seed,
-                check="max-form", search=res)
+                check="max-form", search=res, families=[f + ", the whole segment" for f in fams])
     return check_bound(lhs, rhs, "Eq. (15)/(67) pointwise on random, negative-curvature, GD and "
-                       "searched segments", seed=seed, search=res)
+                       "searched segments", seed=seed, search=res,
+                       families=[f + ", 51 points per segment" for f in fams])
 
 
 @claim_check("deora-eq-16", "combined-lower-bound")
@@ -620,6 +778,7 @@ def check_eq16(curvature: float = 1.0, *, seed: int = 113) -> CheckRecord:
         slack_rel.append((L - r) / curv if curv > 0 else math.inf)
     return check_bound(lhs, rhs, "Eq. (16) along GD iterates, targets and searched pairs", seed=seed,
                        atol=1e-12, search=res,
+                       families=[_PAIRS.format(count=pick(12, 40)), _GD_SEGMENTS, _SEARCHED_PAIRS],
                        extra={"min_slack_over_curvature_term": float(np.min(slack_rel))})
 
 
@@ -771,11 +930,18 @@ def check_prop4(constant: float = 4.0 / 3.0, *, boundary_factor: float = 2.0,
                 seed=seed, check="hypothesis-18",
                 no_search="a property of the construction: every segment's length is chosen by bisection "
                 "against (18) with the factor boundary_factor (random, negative-curvature and searched "
-                "segments alike), so c <= 1/2 holds by design and there is nothing to search")
+                "segments alike), so c <= 1/2 holds by design and there is nothing to search",
+                families=["the random, negative-curvature and searched segments of this claim's glqc-boundary check"])
+    fams = [f"{pick(12, 48)} segments of fixed data (n = 4, (T, d) in {{(2, 2), (3, 2)}}, H in {{1, 2, 4}}, R = 1) "
+            "at the boundary of (18): along the most negative curvature direction, centred at the 1-D maximum "
+            "of the loss (two in three), or along a random direction from a random head",
+            "adversarial segments [theta_1, theta_1 + s v], s a fraction of the boundary length of (18), "
+            "L-BFGS (finite differences) + Nelder-Mead, sizes (H, T, d, n) from (1, 1, 1, 1)"]
     check_bound(ratios, sharp, "sharp GLQC constant 1/cos(sqrt(c)/2) (book's derivation)", seed=seed,
-                check="sharp-constant", search=res)
+                check="sharp-constant", search=res, families=fams)
     return check_bound(ratios, [constant] * len(ratios), "GLQC at the boundary of (18)", seed=seed,
-                       search=res, extra={"worst_ratio": float(max(ratios)), "max_c": float(max(cs))})
+                       search=res, families=fams,
+                       extra={"worst_ratio": float(max(ratios)), "max_c": float(max(cs))})
 
 
 @claim_check("deora-prop-4", "one-dimensional", parts=("one-dimensional-sharp",))
@@ -835,10 +1001,14 @@ def check_prop4_1d(c_max: float = 0.5, constant: float = 4.0 / 3.0, *,
             ratios.append(r)
             sharp_ratios.append(r)
             sharp.append(sharp_constant(c))
+    fams = [f"g'' = -c g + f on {N} grid points, c in 9 values of [0, {c_max:g}]: f = 0 with g(0) = g(1) = 1 "
+            "(g a cosine, the extremal case) and random non-decreasing f >= 0 with g(0), g(1) in [0.2, 1]",
+            "adversarial (c, g(0), g(1), f >= 0 piecewise linear on k knots), L-BFGS (finite differences) + "
+            f"Nelder-Mead, k in {{{', '.join(map(str, pick([1, 2, 4], [1, 2, 4, 8])))}}}"]
     check_bound(sharp_ratios, sharp, "1-D comparison: max g <= (g(0) v g(1)) / cos(sqrt(c)/2)", rtol=1e-5,
                 tolerance_reason="max g comes from a second-order finite-difference solution of "
                 "g'' = -c g + f on the grid of f (801 points at smoke scale, 2001 at full), exact only "
                 "up to its O(h^2) discretization error, about 1e-6 relative",
-                seed=seed, check="one-dimensional-sharp", search=res)
+                seed=seed, check="one-dimensional-sharp", search=res, families=fams)
     return check_bound(ratios, [constant] * len(ratios), f"1-D GLQC with c <= {c_max}", seed=seed,
-                       search=res, extra={"worst_ratio": float(max(ratios))})
+                       search=res, families=fams, extra={"worst_ratio": float(max(ratios))})
