@@ -56,3 +56,10 @@ def test_command_reads_registry_folders(tmp_path, capsys):
         main(["--registry", str(tmp_path), "--below", "-1"])
     with pytest.raises(ValueError, match="below"):
         tightness_rows(RECORDS, below=float("nan"))
+
+
+def test_families_of_one_scale_speak_for_the_check():
+    recs = [_bound("qin-eq-38", "lip", 0.3, scale="full"),
+            _bound("qin-eq-38", "lip", 0.1, families=["edge of the ball"], no_search="toy")]
+    row = tightness_rows(recs)[0]
+    assert row["scale"] == "full" and row["families"] == ["edge of the ball"]

@@ -66,9 +66,16 @@ def tightness_rows(records: Iterable[dict[str, Any]], *, below: float = 0.5) -> 
     rows = []
     for (cid, check), per_scale in by_pair.items():
         scale, best = max(per_scale.items(), key=lambda kv: float(kv[1]["worst"]))
+        cover = _coverage(best.get("detail") or {})
+        # families and limits are the check's: a record of another scale (e.g. one written before
+        # the check declared them) lacks them, the newest that has them speaks for the check
+        for r in sorted(per_scale.values(), key=lambda r: r.get("date", "")):
+            other = _coverage(r.get("detail") or {})
+            cover["families"] = cover["families"] or other["families"]
+            cover["limits"] = cover["limits"] or other["limits"]
         rows.append({"claim_id": cid, "check": check, "worst": float(best["worst"]), "scale": scale,
                      "worst_per_scale": {s: float(r["worst"]) for s, r in sorted(per_scale.items())},
-                     "weak": float(best["worst"]) < below, **_coverage(best.get("detail") or {})})
+                     "weak": float(best["worst"]) < below, **cover})
     return sorted(rows, key=lambda row: (row["worst"], row["claim_id"], row["check"]))
 
 
