@@ -89,8 +89,21 @@ def test_nc_fact1_too_small_psi2_norm():
 
 
 def test_nc_lemma2_printed_center_already_corrected():
-    with negative_control("deora-lemma-2", "center-erratum"):
-        dx.check_lemma2(printed_center=0.25, n1s=[100, 1000], reps=3)
+    # with the centre zeta/4 u_star as the "printed" one, the constant (6) needs does not grow
+    with negative_control("deora-lemma-2", "center-erratum", match="NOT confirmed"):
+        dx.check_lemma2(printed_center=0.25, n1s=[100, 1000, 10000], reps=4)
+
+
+def test_nc_lemma2_growth_below_a_margin_above_one_half():
+    # the printed constant grows like n1^(1/2) at most: a margin above 1/2 would not call that growth
+    with negative_control("deora-lemma-2", "center-erratum", match="NOT confirmed"):
+        dx.check_lemma2(margin=0.6, n1s=[100, 1000, 10000], reps=4)
+
+
+def test_nc_lemma2_corrected_with_the_printed_center():
+    # the printed centre as the "corrected" one: its constant grows past twice its first value
+    with negative_control("deora-lemma-2", "center-erratum", match="corrected version fails"):
+        dx.check_lemma2(corrected_center=0.5, n1s=[100, 1000, 10000], reps=4)
 
 
 def test_nc_eq6_with_printed_center():

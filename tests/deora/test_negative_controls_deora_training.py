@@ -81,8 +81,15 @@ def test_nc_thm1_formulas_with_smaller_a():
 
 
 def test_nc_rho_order_exact_is_not_an_erratum():
-    with negative_control("deora-thm-1", "main-text-rho-order"):
+    # Theorem 3's rho at H = 1 (its largest value) as the "printed" order: 1/(C order) <= 1/rho for C >= 1
+    with negative_control("deora-thm-1", "main-text-rho-order", match="NOT confirmed"):
         dt.check_thm1_rho_order(printed=lambda D, B, T, d, R: bd.rho(D, B, T, d, R, 1))
+
+
+def test_nc_rho_order_corrected_form_is_not_an_erratum():
+    # the corrected order (at H = 1), as the "printed" one, bounds rho for every constant >= 1
+    with negative_control("deora-thm-1", "main-text-rho-order", match="NOT confirmed"):
+        dt.check_thm1_rho_order(printed=lambda D, B, T, d, R: dt._rho_corrected_order(D, B, T, d, R, 1))
 
 
 def test_nc_head_order_exact_is_not_an_erratum():

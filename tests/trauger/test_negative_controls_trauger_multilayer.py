@@ -107,7 +107,14 @@ def test_nc_cor421_class_constants_correct_log():
 def test_nc_cor421_order_exponent_zero_is_not_refuted():
     # a shape that does not vanish with B_qk2 (exponent 0) keeps a bounded ratio: no erratum
     with negative_control("trauger-cor-4-2-1", "order-of-magnitude", match="NOT confirmed"):
-        cml.check_cor421_order(constant=1.0, exponent_per_layer=1e-12)
+        cml.check_cor421_order(constant=1.0, exponents_per_layer=(1e-12,))
+
+
+def test_nc_cor421_order_judged_at_the_smallest_exponent():
+    # the printed side is judged at the smallest exponent tried (the largest form): with 1e-12
+    # among the exponents, the steep growth at 3L must not confirm the erratum
+    with negative_control("trauger-cor-4-2-1", "order-of-magnitude", match="NOT confirmed"):
+        cml.check_cor421_order(exponents_per_layer=(3.0, 1e-12))
 
 
 def test_nc_cor421_corrected_form_without_the_max():
