@@ -56,6 +56,7 @@ from attention_theory.verify import (
     claim_check,
     confirm_erratum,
     identity_outcome,
+    limit_sequence,
     not_checkable,
 )
 
@@ -125,6 +126,23 @@ def _sigmoid(z: float) -> float:
 #: eps / (Bw Bx) just above 1/sqrt(K): r = (Bw Bx / eps)^2 is just below the integer K, so K = ceil(r) Maurey
 #: steps leave the least slack (the greedy covers are tightest there); the cover adversaries use these scales
 _T_K = {K: round(1.0 / math.sqrt(K - 0.01), 4) for K in (2, 3, 4, 5)}
+
+#: the deep-hole family of the cover checks: ``(K, eps / (Bw Bx))`` with ``K = ceil((Bw Bx / eps)^2)``
+_DEEP_HOLES = ((1, 1.0), (2, _T_K[2]))
+
+_DEEP_HOLE_FAMILY = ("deep hole: 2K equal entries Bw/(2K) (l1 norm Bw), each halfway between multiples of Bw/K, so "
+                     "every average of K atoms +-Bw e_j is >= Bw/sqrt(2K) away (equality at the nearest); K = 1 at "
+                     "eps = Bw Bx (ratio exactly 1/sqrt 2) and K = 2 at eps/(Bw Bx) = 1/sqrt(1.99) (0.7053)")
+
+_DEEP_HOLE_GAP = ("loose by design: K = ceil((Bw Bx/eps)^2) comes from Maurey's bound ||w - approx||_2^2 <= "
+                  "(Bw ||w||_1 - ||w||_2^2)/K <= Bw^2/K, while the deepest holes of the K-average lattice we know "
+                  "lie at Bw/sqrt(2K): the ratio stays at 1/sqrt 2 there, and the adversary finds nothing above it")
+
+
+def _deep_hole(K: int) -> np.ndarray:
+    """The deep hole of :data:`_DEEP_HOLE_FAMILY` for ``Bw = 1``: ``1_{2K} / (2K)``."""
+    return np.full(2 * K, 1.0 / (2 * K))
+
 
 #: sizes ``(d, k)`` of the adversaries over eps in the packing checks (the smallest first)
 _PACKING_SIZES = ((1, 1), (1, 2), (2, 16), (1, 1024), (100, 2), (10, 1024))
@@ -197,7 +215,12 @@ def check_maurey_greedy(*, gamma_power: float = 1.0, step_budget: Callable[[int]
     lhs.extend(res.per_size.values())
     rhs.extend([1.0] * len(res.per_size))
     return check_bound(lhs, rhs, f"greedy Maurey error <= (gamma^{gamma_power:g} b^2 - ||f||^2)/K",
-                       atol=1e-12, seed=seed, params={"gamma_power": gamma_power}, search=res)
+                       atol=1e-12, seed=seed, params={"gamma_power": gamma_power}, search=res,
+                       families=[f"{pick(150, 1500)} random (alpha, atoms, b, K): n <= 10, <= 12 atoms of norm in "
+                                 "[0.2 b, b], b in [0.1, 10], gamma in [0.05, 1], K <= 50",
+                                 "the 1-d extreme H = R, f = V/2, K = 1: error 1/4 = RHS (ratio exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead on alpha and the atoms (b = 1), sizes (n, m, K) "
+                                 "from (1, 1, 1)"])
 
 
 @claim_check("trauger-lemma-3-1", "printed-gamma-squared")
@@ -269,6 +292,11 @@ def check_maurey_tightness(*, rhs_factor: float = 1.0, seed: int = 11) -> CheckR
     rhs.append(rhs_factor * maurey_rhs(0.5, 1.0, 0.5, 1))
     return check_bound(lhs, rhs, "best integer approximant error <= (gamma b^2 - ||f||^2)/K",
                        atol=1e-12, seed=seed, params={"rhs_factor": rhs_factor},
+                       families=[f"{pick(6, 30)} random unit-atom sets (d <= 3 atoms in R^n, n <= 3, K <= 4), 5 "
+                                 "random alpha each, every integer approximant enumerated",
+                                 "the 1-d extreme f = V/2, K = 1: best error 1/4 = RHS (ratio exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead on alpha and the atoms, sizes (d, K, n) from "
+                                 "(1, 1, 1)"],
                        extra={"adversarial_sup_ratio_random_atoms": res.best_value}, search=res)
 
 
@@ -286,6 +314,7 @@ def check_index_count(*, formula: Callable[[int, int], int] = lambda d, K: math.
             ref.append(float(formula(d, K)))
     upper = [upper_formula(d, K) for d in range(1, max_dk + 1) for K in range(1, max_dk + 1)]
     check_bound(comp, upper, "count <= (d+1)^K", check="index-count-upper",
+                families=[f"every (d, K) with d, K <= {max_dk}, enumerated; equality at K = 1 (d + 1 vectors)"],
                 no_search=f"a count of integer vectors against a formula in the integers (d, K): every pair with "
                           f"d, K <= {max_dk} is enumerated, there is no continuous instance to search")
     return check_identity(comp, ref, "number of index vectors with sum <= K equals the formula",
@@ -303,6 +332,7 @@ def check_index_count_printed(*, printed: Callable[[int, int], int] = lambda d, 
              for d, K in pairs]
     check_bound(exact, [exact_bound(d, K) for d, K in pairs], "with sum k_i = K exactly the count is <= d^K",
                 check="exact-sum-le-d-power-k",
+                families=[f"every (d, K) with d, K <= {max_dk}, enumerated; equality at d = 1 and at K = 1"],
                 no_search=f"a count of integer vectors against a formula in the integers (d, K): every pair with "
                           f"d, K <= {max_dk} is enumerated, there is no continuous instance to search")
     return confirm_erratum(
@@ -371,7 +401,11 @@ def check_reduction_pointwise(*, basis_scale: float = 1.0, seed: int = 20) -> Ch
     lhs.extend(res.per_size.values())
     rhs.extend([1.0] * len(res.per_size))
     return check_bound(lhs, rhs, "sup over the l1 ball of ||Dx||_q is attained at a scaled basis vector",
-                       rtol=1e-9, seed=seed, params={"basis_scale": basis_scale}, search=res)
+                       rtol=1e-9, seed=seed, params={"basis_scale": basis_scale}, search=res,
+                       families=[f"{pick(10, 100)} random Gaussian D (k <= 4, d <= 5), Bx in [0.1, 10], q in "
+                                 "{1, 1.5, 2, 3, inf}, at 20 random points of the l1 ball",
+                                 "the vertices +-Bx e_i themselves (ratio exactly 1 at the maximizing vertex)",
+                                 "adversarial L-BFGS + Nelder-Mead on D and x, sizes (k, d, q) from (1, 1, 1)"])
 
 
 @claim_check("trauger-lemma-3-2", "exact-covering-numbers", parts=("exact-covering-numbers-dominated",))
@@ -406,6 +440,10 @@ def check_reduction_exact_covers(*, basis_scale: float = 1.0, dominated_basis_sc
                     eq_r.append(covering_number(FU, eps, q))
     check_bound(ge_lhs, ge_rhs, "covering number on a random sample <= covering number on the basis",
                 seed=seed, check="exact-covering-numbers-dominated",
+                families=[f"{pick(6, 40)} random classes of M in 4..12 Gaussian 2x3 matrices, Bx in [0.5, 2], samples "
+                          "of 3, 10 and 50 points of the l1 ball, eps at 0.4, 0.8, 1.2 x the median pairwise "
+                          "distance, q in {1, 2, inf}; exact covering numbers by exhaustive set cover (equal "
+                          "numbers, ratio 1, on many)"],
                 params={"dominated_basis_scale": dominated_basis_scale},
                 no_search="exact covering numbers are integers found by an exhaustive set-cover search (exponential "
                           "in the class size), piecewise constant in the sample and the weights, so neither a "
@@ -491,6 +529,10 @@ def check_app_b_chain(*, column_reading: bool = True, seed: int = 22) -> CheckRe
     return check_bound(lhs + mid + adv, mid + rhs + [1.0] * len(adv),
                        "||Dx||_q <= sum_i |x_i| ||D e_i||_q <= Bx max_i ||D e_i||_q (both links)", seed=seed,
                        params={"column_reading": column_reading},
+                       families=[f"{pick(300, 3000)} random square D (d in 2..5, scale 0.1..10), one random x in the "
+                                 "l1 ball of radius Bx in [0.1, 5], q in {1, 2, 3, inf}",
+                                 "adversarial L-BFGS + Nelder-Mead on D and x, square sizes d from 1, each q "
+                                 "(d = 1: both links are equalities)"],
                        extra={"worst_first_link": float(np.max(np.array(lhs) / np.array(mid))),
                               "worst_second_link": float(np.max(np.array(mid) / np.array(rhs))),
                               "adversarial_worst_link": res.best_value}, search=res)
@@ -603,8 +645,18 @@ def check_l33_greedy_cover(*, K_rule: Callable[[float, float, float], int] = mau
                               restarts=pick(8, 20), steps=pick(4, 60), seed=seed)
     err.extend(res.per_size.values())
     eps_list.extend([strictly_below(1.0)] * len(res.per_size))
+    for K, t in _DEEP_HOLES:  # one column (k = 2K, d = 1), Bw = Bx = 1: the sup over the inputs is at the basis
+        W = _deep_hole(K)[:, None]
+        err.append(float(np.linalg.norm(W - cover_columns_l1(W, 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t))))))
+        eps_list.append(strictly_below(t))
     return check_bound(err, eps_list, "sup over basis and random l1-ball inputs of ||(W - hat W)x||_2 < eps",
-                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value}, search=res)
+                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value}, search=res,
+                       families=[f"{pick(8, 60)} random draws of (k in 2..5, d in 1..3, Bw, Bx in [0.5, 2], eps/(Bw Bx) "
+                                 "in [0.15, 0.9]), 8 matrices each (uniform, vertex, sparse, equal-norm columns), "
+                                 "at the basis inputs and 20 random l1-ball inputs",
+                                 "adversarial L-BFGS + Nelder-Mead over the column l1 balls, sizes (k, d, eps/(Bw Bx)) "
+                                 "from (1, 1, 0.9), eps just above Bw Bx/sqrt(K) for K = 2..5",
+                                 _DEEP_HOLE_FAMILY + " (one column)", _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-lemma-3-3", "explicit-cover", parts=("explicit-cover-size",))
@@ -640,12 +692,23 @@ def check_l33_explicit_cover(*, K_rule: Callable[[float, float, float], int] = m
         found = max(float(dist((k, ratio), p)) for p in pts)
         rad.append(max(found, res.per_size[str((k, ratio))]) * eps)
         eps_list.append(strictly_below(eps))
+    for K, t in _DEEP_HOLES:  # k = 2K; the distance of the deep hole to the enumerated cover
+        pts = maurey_cover_points(2 * K, Bw, int(K_rule(Bw, Bx, t * Bw * Bx)))
+        rad.append(Bx * float(np.min(np.linalg.norm(pts - Bw * _deep_hole(K)[None, :], axis=1))))
+        eps_list.append(strictly_below(t * Bw * Bx))
+    case_list = ", ".join(f"({k}, {r:g})" for k, r in [(1, 0.8), *cases])
     check_bound(sizes, counts, "distinct cover points <= binom(2k+K, K)", seed=seed,
                 check="explicit-cover-size",
+                families=[f"(k, eps/(Bw Bx)) in {{{case_list}}}: distinct points counted exactly; loose by design: "
+                          "binom(2k+K, K) counts index vectors, and different ones give the same point (k_i on +e_j "
+                          "and on -e_j cancel)"],
                 no_search="the number of distinct cover points depends only on the integers (k, K); it is counted "
                           "exactly for every listed case, there is no continuous instance to search")
     return check_bound(rad, eps_list, "covering radius of the enumerated Maurey cover < eps",
-                       rtol=0.0, seed=seed, search=res)
+                       rtol=0.0, seed=seed, search=res,
+                       families=[f"(k, eps/(Bw Bx)) in {{{case_list}}}, Bw = Bx = 1: 200 random points of the l1 ball",
+                                 "adversarial L-BFGS + Nelder-Mead over the l1 ball, one size per (k, eps) case",
+                                 _DEEP_HOLE_FAMILY, _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-lemma-3-3", "size-vs-bound")
@@ -675,6 +738,8 @@ def _construction_size_vs_bound(size: Callable[..., float], bound: Callable[...,
                 printed_rhs.append(printed(*args))
     ratio = np.array(lhs) / np.array(printed_rhs)
     return check_bound(lhs, rhs, label,
+                       families=["grid d in {1, 3, 10, 100}, k in {1, 2, 8, 64, 1024}, 25 values of eps/(Bw Bx) in "
+                                 f"[0.05, 1] (K = 1..400); equality at K = 1 ({integer_form} with K = 1)"],
                        extra={"max_ratio_to_printed": float(ratio.max()),
                               "median_ratio_to_printed": float(np.median(ratio))},
                        no_search="both sides depend on eps only through the integer K = ceil(Bw^2 Bx^2/eps^2) and "
@@ -699,7 +764,9 @@ def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33,
         dist = [np.max(np.linalg.norm(A - B, axis=0)) for A, B in itertools.combinations(mats, 2)]
         dmin.append(float(min(dist)))
     check_bound([packing_distance] * len(dmin), dmin, "packing distance >= sqrt(2) Bw Bx", rtol=1e-12,
-                check="packing-distance", no_search=_PACKING_ENUMERATED)
+                check="packing-distance", no_search=_PACKING_ENUMERATED,
+                families=["every pair of the (2k)^d matrices with columns in {+-e_j}, (k, d) in {(2, 1), (2, 2), "
+                          "(3, 2)}; the minimum sqrt 2 is attained (two columns e_i, e_j)"])
     lhs, r = [], []
     for d in (1, 2, 10, 100):
         for k in (1, 2, 16, 1024):
@@ -716,7 +783,28 @@ def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33,
                               restarts=pick(3, 10), steps=pick(20, 100), seed=33)
     lhs.extend(res.per_size.values())
     r.extend([1.0] * len(res.per_size))
-    return check_bound(lhs, r, "packing lower bound d log(2k) <= RHS for eps <= Bw Bx / sqrt 2", search=res)
+    # the largest ratio: at eps = Bw Bx / sqrt 2 the RHS is 2 d log(2k + 1), so the ratio is
+    # log(2k) / (2 log(2k + 1)) < 1/2, which tends to 1/2 as k -> infinity (whatever d)
+    ks = [1, 16, 1024, 2 ** 20, 2 ** 40]
+    lim_l = [math.log(2 * k) for k in ks]
+    lim_r = [rhs(1, k, 1.0, 1.0, 1 / math.sqrt(2)) for k in ks]
+    lhs.extend(lim_l)
+    r.extend(lim_r)
+    family = "d = 1, eps = Bw Bx / sqrt 2 (the largest eps the packing allows), Bw = Bx = 1"
+    limits = None
+    if rhs is log_cover_bound_lemma33:  # the paper's right side: its supremum is 1/2
+        limits = [limit_sequence(family, "k -> infinity", ks, [a / b for a, b in zip(lim_l, lim_r)],
+                                 supremum=0.5)]
+    return check_bound(lhs, r, "packing lower bound d log(2k) <= RHS for eps <= Bw Bx / sqrt 2", search=res,
+                       limits=limits,
+                       families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {1/sqrt 2, 0.5, "
+                                 "0.2}",
+                                 "adversarial L-BFGS + Nelder-Mead over eps in (0, Bw Bx/sqrt 2], sizes (d, k) from "
+                                 "(1, 1)",
+                                 f"{family}, k in {{1, 16, 1024, 2^20, 2^40}}",
+                                 "loose by design: a packing lower bound against the upper bound; the packing holds "
+                                 "only for eps <= Bw Bx/sqrt 2, where the RHS carries (Bw Bx/eps)^2 >= 2, so the "
+                                 "ratio is log(2k)/(2 log(2k+1)) at most: sup 1/2, approached as k -> infinity"])
 
 
 @claim_check("trauger-lemma-3-3", "row-reading-control")
@@ -733,6 +821,11 @@ def check_l33_row_reading(*, rhs_factor: float = 1.0) -> CheckRecord:
             lb.append(k * math.log(2.0) - log_l2_ball_volume(k, t))
     return check_bound(rhs, lb, "printed RHS < volume lower bound of the row-reading class (d = 1)",
                        extra={"example_k100_eps05": [lb[2], rhs[2]]},
+                       families=["counterexamples k in {50, 100, 200, 400}, eps/(Bw Bx) in {0.5, 0.6}, d = 1",
+                                 "loose by design: an orientation control whose inequality is RHS < lower bound of "
+                                 "the wrong (row) reading; a small ratio means a strong counterexample (it falls "
+                                 "like 1/k, since the RHS grows like log k and the volume bound like k), not a "
+                                 "weak test of the lemma"],
                        no_search="an existence statement: the listed (k, eps) are counterexamples to the row "
                                  "reading (its RHS falls below a volume lower bound); it does not claim the "
                                  "inequality for every instance, so there is no supremum to search")
@@ -850,10 +943,23 @@ def check_l34_row_reading(*, K_rule: Callable[[float, float, float], int] = maur
                               restarts=pick(8, 12), steps=pick(4, 40), seed=seed)
     err.extend(res.per_size.values())
     eps_list.extend([strictly_below(1.0)] * len(res.per_size))
+    for K, t in _DEEP_HOLES:  # one column (d = 1, k = 2K): row l2 norms 1/(2K), row-sum norm 1
+        W = _deep_hole(K)[:, None]
+        err.append(float(np.linalg.norm(W - cover_columns_l1(W, 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t))))))
+        eps_list.append(strictly_below(t))
+    draws = (f"{pick(40, 400)} random sparse W (k in 2..7, d in 1..4) scaled to row-sum (2,1) norm in [0.2, 1] Bw, "
+             "Bw, Bx in [0.5, 2]")
     check_bound(inner, outer, "largest column l1 norm <= sum of row l2 norms", rtol=1e-12, seed=seed,
-                check="row-reading-containment", search=res_in)
+                check="row-reading-containment", search=res_in,
+                families=[draws, "adversarial L-BFGS + Nelder-Mead over W, sizes (k, d) from (1, 1) (a single nonzero "
+                          "column gives equality)"])
     return check_bound(err, eps_list, "Lemma 3.3 cover covers the row-sum (2,1) class at scale eps",
-                       rtol=0.0, seed=seed, search=res)
+                       rtol=0.0, seed=seed, search=res,
+                       families=[draws + ", eps/(Bw Bx) in [0.2, 0.9], at the basis inputs and 10 random l1-ball "
+                                 "inputs",
+                                 "adversarial L-BFGS + Nelder-Mead over the row-sum (2,1) ball, sizes (k, d, "
+                                 "eps/(Bw Bx)) from (1, 1, 0.8), eps just above Bw Bx/sqrt(K) for K = 2..5",
+                                 _DEEP_HOLE_FAMILY + " (one column, inside the row-sum ball)", _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-lemma-3-4", "packing-kappa", parts=("packing-kappa-distances",))
@@ -878,7 +984,9 @@ def check_l34_packing_kappa(*, rhs: Callable[[int, int, float, float, float], fl
         dist.append(float(D.min()))
         dist_ref.append(packing_distance(s, d))
     check_bound(dist_ref, dist, "packing family pairwise distance >= sqrt(2) Bw / (s sqrt d) (enumerated)",
-                rtol=1e-12, check="packing-kappa-distances", no_search=_PACKING_ENUMERATED)
+                rtol=1e-12, check="packing-kappa-distances", no_search=_PACKING_ENUMERATED,
+                families=["every pair of l34_packing_family(k, d, s), (k, d, s) in {(2, 1, 1), (3, 2, 1), (3, 2, 2), "
+                          "(4, 2, 2), (4, 3, 1), (5, 1, 2)}; the minimum is attained"])
     lhs, rhs_v, table = [], [], []
     for k in (2, 16, 256, 4096, 2 ** 20):
         for d in (1, 4, 64, 1024):
@@ -894,6 +1002,8 @@ def check_l34_packing_kappa(*, rhs: Callable[[int, int, float, float, float], fl
     return check_bound(lhs, rhs_v, "log packing number <= (Bw Bx / eps)^2 log(dk) (row reading, constant 1)",
                        rtol=1e-12, extra={"kappa_table_k_d_s_kappa": table,
                                           "max_kappa": max(t[3] for t in table)},
+                       families=["grid k in {2, 16, 256, 4096, 2^20}, d in {1, 4, 64, 1024}, s in {1, 2, 8} (s <= k) "
+                                 "at eps = Bw Bx/(sqrt 2 s sqrt d); kappa = 1 exactly at k = 2, d = s = 1"],
                        no_search="the packing family and its scale eps = Bw Bx / (sqrt 2 s sqrt d) are fixed by the "
                                  "integers (k, d, s), and both sides are closed forms in them: a comparison of "
                                  "integer-indexed formulas on a grid up to k = 2^20, with no continuous instance "
@@ -1018,10 +1128,28 @@ def check_l36_greedy_cover(*, K_rule: Callable[[float, float, float], int] = mau
     fro_rhs.extend([1.0] * len(res_f.per_size))
     err.extend(res.per_size.values())
     eps_list.extend([strictly_below(1.0)] * len(res.per_size))
+    # Maurey's extreme instance: W = Bw/2 (k = d = 1), eps = Bw Bx (K = 1): every approximant (0 or
+    # +-Bw) is Bw/2 away, and (Bw |W| - W^2)/K = Bw^2/4: equality
+    W = np.array([[0.5]])
+    K = int(K_rule(1.0, 1.0, 1.0))
+    fro.append(float(np.sum((W - cover_flat_l1(W, 1.0, 1.0, 1.0, K=K)) ** 2)))
+    fro_rhs.append((0.5 - 0.25) / (K + frobenius_K_offset))
+    for K, t in _DEEP_HOLES:  # one row (k = 1, d = 2K): sigma_max of the difference is its l2 norm
+        W = _deep_hole(K)[None, :]
+        err.append(float(np.linalg.norm(W - cover_flat_l1(W, 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t))), 2)))
+        eps_list.append(strictly_below(t))
+    draws = (f"{pick(8, 60)} random draws of (k, d in 1..4, Bw, Bx in [0.5, 2], eps/(Bw Bx) in [0.2, 0.9]), 5 "
+             "matrices each (3 uniform in the (1,1) ball, a vertex, a sparse one)")
+    adversary = ("adversarial L-BFGS + Nelder-Mead over the (1,1) ball, sizes (k, d, eps/(Bw Bx)) from (1, 1, 0.9), "
+                 "eps just above Bw Bx/sqrt(K) for K = 2..5")
     check_bound(fro, fro_rhs, "||W - hat W||_F^2 <= (Bw ||W||_{1,1} - ||W||_F^2)/K (Maurey)", atol=1e-12,
-                seed=seed, check="greedy-cover-frobenius", search=res_f)
+                seed=seed, check="greedy-cover-frobenius", search=res_f,
+                families=[draws, adversary, "Maurey's extreme instance W = Bw/2 (k = d = 1), eps = Bw Bx (K = 1): "
+                          "error Bw^2/4 = RHS (ratio exactly 1)"])
     return check_bound(err, eps_list, "sup over the l2 input ball of ||(W - hat W)x||_2 < eps",
-                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value}, search=res)
+                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value}, search=res,
+                       families=[draws + ", Bx sigma_max(W - hat W) and 20 random l2-ball inputs", adversary,
+                                 _DEEP_HOLE_FAMILY + " (one row of 2K entries)", _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-lemma-3-6", "enumerated-cover", parts=("enumerated-cover-size",))
@@ -1057,13 +1185,24 @@ def check_l36_explicit_cover(*, K_rule: Callable[[float, float, float], int] = m
         found = max(float(dist(((k, d), ratio), p)) for p in random_l1_ball(rng, k * d, Bw, 100))
         rad.append(max(found, res.per_size[str(((k, d), ratio))]) * eps)
         eps_list.append(strictly_below(eps))
+    for K, t in _DEEP_HOLES:  # one row (k = 1, d = 2K): the nearest enumerated point in sigma_max
+        pts = maurey_cover_points(2 * K, Bw, int(K_rule(Bw, Bx, t * Bw * Bx)))
+        rad.append(Bx * float(np.min(np.linalg.norm(pts - Bw * _deep_hole(K)[None, :], axis=1))))
+        eps_list.append(strictly_below(t * Bw * Bx))
+    case_list = ", ".join(f"({k}x{d}, {r:g})" for (k, d), r in cases)
     check_bound(sizes, counts, "distinct cover points <= binom(2dk+K, K)", seed=seed,
                 check="enumerated-cover-size",
+                families=[f"(k x d, eps/(Bw Bx)) in {{{case_list}}}: distinct points counted exactly; loose by "
+                          "design: binom(2dk+K, K) counts index vectors, and different ones give the same point"],
                 no_search="the number of distinct cover points depends only on the integers (dk, K); it is "
                           "counted exactly for every listed case, there is no continuous instance to search")
     return check_bound(rad, eps_list, "covering radius of the enumerated Lemma 3.6 cover < eps",
                        rtol=0.0, seed=seed, extra={"radius_over_eps": [r / e for r, e in zip(rad, eps_list)]},
-                       search=res)
+                       search=res,
+                       families=[f"(k x d, eps/(Bw Bx)) in {{{case_list}}}, Bw = Bx = 1: 100 random points of the "
+                                 "(1,1) ball",
+                                 "adversarial L-BFGS + Nelder-Mead over the (1,1) ball, one size per case",
+                                 _DEEP_HOLE_FAMILY + " (one row: sigma_max = l2 norm)", _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-lemma-3-6", "size-vs-bound")
@@ -1088,7 +1227,9 @@ def check_l36_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma36,
         atoms = [a.reshape(k, d) for a in l1_ball_atoms(k * d, 1.0)]
         dmin.append(min(float(np.linalg.norm(A - B, 2)) for A, B in itertools.combinations(atoms, 2)))
     check_bound([packing_distance] * len(dmin), dmin, "pairwise spectral distance >= Bw (times Bx)", rtol=1e-12,
-                check="packing-distance", no_search=_PACKING_ENUMERATED)
+                check="packing-distance", no_search=_PACKING_ENUMERATED,
+                families=["every pair of the 2dk matrices +-E_ij, (k, d) in {(1, 2), (2, 2), (3, 2)}; the minimum "
+                          "Bw is attained by E_11 and E_22 (k, d >= 2)"])
     lhs, r = [], []
     for d in (1, 2, 10, 100):
         for k in (1, 2, 16, 1024):
@@ -1105,7 +1246,26 @@ def check_l36_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma36,
                               restarts=pick(3, 10), steps=pick(20, 100), seed=53)
     lhs.extend(res.per_size.values())
     r.extend([1.0] * len(res.per_size))
-    return check_bound(lhs, r, "packing lower bound log(2dk) <= RHS at eps <= Bw Bx / 2", search=res)
+    # the largest ratio: at eps = Bw Bx / 2 the RHS is 4 log(2dk + 1), so the ratio is
+    # log(2dk) / (4 log(2dk + 1)) < 1/4, which tends to 1/4 as dk -> infinity
+    ks = [1, 16, 1024, 2 ** 20, 2 ** 40]
+    lim_l = [math.log(2 * k) for k in ks]
+    lim_r = [rhs(1, k, 1.0, 1.0, 0.5) for k in ks]
+    lhs.extend(lim_l)
+    r.extend(lim_r)
+    family = "d = 1, eps = Bw Bx / 2 (the largest eps the packing allows), Bw = Bx = 1"
+    limits = None
+    if rhs is log_cover_bound_lemma36:  # the paper's right side: its supremum is 1/4
+        limits = [limit_sequence(family, "k -> infinity", ks, [a / b for a, b in zip(lim_l, lim_r)],
+                                 supremum=0.25)]
+    return check_bound(lhs, r, "packing lower bound log(2dk) <= RHS at eps <= Bw Bx / 2", search=res,
+                       limits=limits,
+                       families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {0.5, 0.25}",
+                                 "adversarial L-BFGS + Nelder-Mead over eps in (0, Bw Bx/2], sizes (d, k) from (1, 1)",
+                                 f"{family}, k in {{1, 16, 1024, 2^20, 2^40}}",
+                                 "loose by design: a packing lower bound against the upper bound; the packing holds "
+                                 "only for eps <= Bw Bx/2, where the RHS carries (Bw Bx/eps)^2 >= 4, so the ratio is "
+                                 "log(2dk)/(4 log(2dk+1)) at most: sup 1/4, approached as dk -> infinity"])
 
 
 @claim_check("trauger-lemma-3-6", "transpose-invariance")
@@ -1163,7 +1323,10 @@ def check_sec34_norm_comparison(*, factor: Callable[[int], float] = float, seed:
                               restarts=pick(3, 10), steps=pick(15, 100), seed=seed)
     lhs.extend(res.per_size.values())
     rhs.extend([1.0] * len(res.per_size))
-    return check_bound(lhs, rhs, "||W||_{p,1} <= d ||W||_{p,inf}", rtol=1e-12, seed=seed, search=res)
+    return check_bound(lhs, rhs, "||W||_{p,1} <= d ||W||_{p,inf}", rtol=1e-12, seed=seed, search=res,
+                       families=[f"{pick(200, 2000)} random Gaussian W (k in 1..6, d in 1..8), every 5th with unit "
+                                 "columns (equality), p in {1, 2}",
+                                 "adversarial L-BFGS + Nelder-Mead over W, sizes (k, d, p) from (1, 1, 1)"])
 
 
 def record_sec34_comparison() -> CheckRecord:
@@ -1230,9 +1393,22 @@ def check_app_a_row_cover(*, radius_factor: Callable[[int, float], float] = lamb
     res = maximize_over_sizes(ratio, init, sz, restarts=pick(8, 20), steps=pick(8, 60), seed=seed)
     lhs.extend(res.per_size.values())
     rhs.extend([strictly_below(1.0)] * len(res.per_size))
+    for K, t in _DEEP_HOLES:  # k = 2 equal rows (the deep hole, d = 2K), x along the row's error (Bw = Bx = 1)
+        w = _deep_hole(K)
+        diff = w - l1_maurey_approx(w, 1.0, maurey_K(1.0, 1.0, t))
+        x = diff / np.linalg.norm(diff)
+        for q in (1.0, 2.0, math.inf):
+            lhs.append(float(_lq(np.full(2, diff @ x), q)))
+            rhs.append(strictly_below(radius_factor(2, q) * t))
     return check_bound(lhs, rhs, "row-wise cover error < k^{1/q} eps for q in {1, 2, inf}", rtol=0.0,
                        seed=seed, extra={"max_ratio_to_k1q_eps": max(tight, res.best_value),
-                                         "log_product_cover_sizes": sizes}, search=res)
+                                         "log_product_cover_sizes": sizes}, search=res,
+                       families=[f"{pick(6, 40)} random draws (k in 2..5 rows uniform in the l1 ball, d in 2..3, 8 unit "
+                                 "points, eps/(Bw Bx) in [0.4, 0.9]), q in {1, 2, inf}",
+                                 "adversarial L-BFGS + Nelder-Mead on W and x, sizes (k, d, eps/(Bw Bx), q, tied rows) "
+                                 "from (1, 1, 0.9, 1), eps just above Bw Bx/sqrt(K) for K = 2..5",
+                                 _DEEP_HOLE_FAMILY + " (k = 2 equal rows, x along their error, q in {1, 2, inf})",
+                                 _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-app-a", "abs-power")

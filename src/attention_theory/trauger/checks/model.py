@@ -169,7 +169,10 @@ def check_proj_norm_idempotent(*, proj: Callable[[torch.Tensor], torch.Tensor] =
                               restarts=pick(3, 12), steps=pick(30, 200), seed=seed)
     norms.extend(res.per_size.values())
     check_bound(norms, np.ones(len(norms)), "rows of Pi_norm(Z) have l2 norm <= 1", rtol=1e-12,
-                seed=seed, check="proj-unit-rows", search=res)
+                seed=seed, check="proj-unit-rows", search=res,
+                families=[f"{pick(100, 1000)} random Gaussian Z (1..9 rows, 1..7 columns) scaled by 0.1, 1 or 10 "
+                          "(every row outside the ball is mapped to norm exactly 1)",
+                          "adversarial L-BFGS + Nelder-Mead over one row, lengths n in {1, 2, 5}"])
     return check_identity(np.concatenate(twice), np.concatenate(once), "Pi_norm is idempotent",
                           atol=1e-14, seed=seed)
 
@@ -200,6 +203,9 @@ def check_proj_norm_lipschitz(*, constant: float = 1.0, seed: int = 6) -> CheckR
     ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), constant), f"Pi_norm is {constant:g}-Lipschitz in l2",
                        rtol=1e-12, seed=seed, params={"constant": constant},
+                       families=[f"{pick(300, 3000)} random pairs of rows (n in 1..7) scaled by 0.3, 1 or 5 (pairs "
+                                 "inside the unit ball: ratio exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead over pairs, lengths n in {1, 2, 5}"],
                        extra={"adversarial_best": best}, search=res)
 
 
@@ -266,7 +272,12 @@ def check_block_row_norms(*, proj: Callable[[torch.Tensor], torch.Tensor] | None
                               restarts=pick(2, 8), steps=pick(4, 100), seed=seed)
     norms.extend(res.per_size.values())
     return check_bound(norms, np.ones(len(norms)), "rows of g^(i), i >= 2, have l2 norm <= 1",
-                       rtol=1e-12, seed=seed, search=res)
+                       rtol=1e-12, seed=seed, search=res,
+                       families=[f"{pick(40, 400)} random blocks (T in 1..9, d in 2..5, k in 1..4, L in 1..3, tokens "
+                                 "of scale 5, B_qk in [0, 3], B_v, B_c in [0.5, 5]), the four activations in turn "
+                                 "(rows projected from outside the ball have norm exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead on X and all weights, sizes (T, d, k, L, sigma) "
+                                 "from (1, 1, 1, 1, identity)"])
 
 
 def _graph_leaves(out: torch.Tensor) -> list[torch.Tensor]:
@@ -367,4 +378,8 @@ def check_scalar_bounded(*, factor: float = 1.0, seed: int = 10) -> CheckRecord:
     ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), factor), f"|g_scalar| <= {factor:g} ||w||_2",
                        rtol=1e-12, seed=seed, params={"factor": factor},
+                       families=[f"{pick(40, 400)} random blocks (T in 2..7, d in 2..5, k in 1..4, L in 1..3, tokens "
+                                 "of scale 3, B_qk = 2, B_v = B_c = 3), Gaussian w, the four activations in turn",
+                                 "adversarial L-BFGS + Nelder-Mead on X, w and all weights, sizes (T, d, k, L, sigma) "
+                                 "from (1, 1, 1, 1, identity): the [CLS] row of unit norm aligned with w gives 1"],
                        extra={"adversarial_best": res.best_value}, search=res)

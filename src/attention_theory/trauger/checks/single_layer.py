@@ -138,7 +138,14 @@ def check_pointwise_bound(*, factor: float = 1.0, seed: int = 41) -> CheckRecord
     lhs += list(res.per_size.values())
     rhs += [factor] * len(res.per_size)
     return check_bound(lhs, rhs, "|f_theta(X)| <= B_w B_Wc L_sigma B_Wv max_t ||x_t||_inf "
-                       "(column-wise hypotheses)", rtol=1e-9, seed=seed, params={"factor": factor}, search=res)
+                       "(column-wise hypotheses)", rtol=1e-9, seed=seed, params={"factor": factor}, search=res,
+                       families=[f"{pick(200, 2000)} random feasible parameters on the budgets' boundary (d in 1..6, "
+                                 "k in 1..5, T in 1..29, budgets and token scale 10^U(-1, 1)), sigma in {identity, "
+                                 "relu, tanh}",
+                                 "the extremal instance: equal tokens, w = B_w e_1, W_c = B_Wc e_1 e_1^T, W_v = B_Wv "
+                                 "e_1 e_1^T (ratio exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead over tokens, x_cls, W_QK and the unit-budget "
+                                 "weights, sizes (d, k, T, sigma) from (1, 1, 1, tanh)"])
 
 
 @claim_check("trauger-def-4-1", "printed-orientation-pointwise")
@@ -202,7 +209,10 @@ def check_l1_linf_duality(*, factor: float = 1.0, vertex_sign: bool = True, seed
     lhs += list(res.per_size.values())
     rhs += [factor] * len(res.per_size)
     return check_bound(lhs, rhs, "v^T u <= B_v ||u||_inf for ||v||_1 <= B_v", seed=seed,
-                       params={"factor": factor}, search=res)
+                       params={"factor": factor}, search=res,
+                       families=[f"{pick(300, 3000)} random u (n in 1..29, scale 10^U(-2, 2)), B_v in 10^U(-1, 1), a "
+                                 "random v in the l1 ball and the vertex v* = B_v sign(u_j*) e_j* (ratio exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead over (v, u), n in {1, 2, 3, 8}"])
 
 
 @claim_check("trauger-eq-c-1", "printed-drops-bv")
@@ -257,7 +267,12 @@ def check_sign_removal(*, include_zero: bool = True, factor: float = 2.0, seed: 
     lhs += list(res.per_size.values())
     rhs += [1.0] * len(res.per_size)
     return check_bound(lhs, rhs, "Rad(F u -F) <= 2 Rad(F) for finite F containing 0", atol=1e-12,
-                       seed=seed, params={"include_zero": include_zero, "factor": factor}, search=res)
+                       seed=seed, params={"include_zero": include_zero, "factor": factor}, search=res,
+                       families=["the singleton {f} plus 0 (m = 6): Rad({f, 0, -f}) = E|eps.f| = 2 Rad({f, 0}) by the "
+                                 "symmetry of the signs (ratio exactly 1)",
+                                 f"{pick(40, 300)} random classes of N in 1..8 Gaussian functions on m in 2..10 points, "
+                                 "scales in [0.1, 3], 0 added; exact enumeration of the 2^m signs",
+                                 "adversarial L-BFGS + Nelder-Mead over the values, sizes (m, N) from (1, 1)"])
 
 
 def _contraction_phis(rng: np.random.Generator) -> list[tuple[str, Callable[[np.ndarray], np.ndarray], float]]:
@@ -312,7 +327,13 @@ def check_contraction(*, L_factor: float = 1.0, seed: int = 46) -> CheckRecord:
     rhs += [1.0] * len(res.per_size)
     return check_bound(lhs, rhs, "Ledoux-Talagrand contraction on finite sets (ReLU, tanh, leaky, 2 tanh, "
                        "|.|, random piecewise-linear; adversarial set and piecewise-linear phi)", atol=1e-12,
-                       seed=seed, params={"L_factor": L_factor}, search=res)
+                       seed=seed, params={"L_factor": L_factor}, search=res,
+                       families=[f"{pick(25, 200)} random sets (N in 2..39 Gaussian vectors on m in 2..10 points), phi in "
+                                 "{relu, tanh, leaky 0.1, 2 tanh, |.|, random 5-knot piecewise linear}; exact "
+                                 "enumeration of the 2^m signs",
+                                 "phi = identity on a one-point set: equality (ratio exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead over the set and a 3-knot piecewise-linear phi, "
+                                 "sizes (m, N) from (1, 2)"])
 
 
 @claim_check("trauger-eq-c-4", "identity-activation-exact", parts=("identity-activation-attained",))
@@ -369,7 +390,12 @@ def check_peeling_identity_activation(*, B_factor: float = 1.0, attained_factor:
                        list(B_factor * closed) + [B_factor] * len(res.per_size),
                        "Adam over (w, W_c, W_v) never exceeds B ||sum eps_i v_i||_inf (and adversarial ratios <= 1)",
                        rtol=1e-9, seed=seed, params={"B_factor": B_factor, "m": m, "T": T, "d": d, "k": k},
-                       search=res)
+                       search=res,
+                       families=[f"one sample (m = 12, T = 6, d = 4, k = 3, random W_QK), {pick(8, 32)} random sign "
+                                 "vectors: batched Adam over (w, W_c, W_v), 3 restarts (reaches the closed form: "
+                                 "ratio 1)",
+                                 "adversarial L-BFGS + Nelder-Mead over tokens, x_cls, W_QK and the outer weights, "
+                                 "one sign vector per size (m, T, d, k) from (1, 1, 1, 1)"])
 
 
 @claim_check("trauger-eq-c-4", "relu-chain")
@@ -424,6 +450,15 @@ def check_peeling_relu(*, factor: float = 1.0, seed: int = 48) -> CheckRecord:
     return check_bound([lhs] + list(res.per_size.values()), [rhs] + [factor] * len(res.per_size),
                        "Rad_m (ReLU, lower estimate) <= (2B/m) E (exact, all sign vectors; adversarial small m)",
                        seed=seed, params={"factor": factor, "m": m, "T": T, "d": d, "k": k},
+                       families=[f"one sample in the positive orthant (m = {m}, T = 4, d = 3, k = 2), W_QK in {{0, a "
+                                 "random one}}, all 2^m sign vectors, batched Adam over (w, W_c, W_v), 2 restarts",
+                                 "adversarial L-BFGS + Nelder-Mead over tokens, x_cls, W_QK and one set of outer "
+                                 "weights per sign vector (all 2^m enumerated), sizes (m, T, d, k) from (1, 1, 1, 1)",
+                                 "loose by design: on positive-orthant tokens ReLU is the identity on the reachable "
+                                 "pre-activations, so the class is the identity-activation one, whose Rad_m is "
+                                 "(B/m) E exactly (check identity-activation-exact): the ratio is 1/2, the factor 2 "
+                                 "the chain carries from eq. C.2 (sign removal, tight for general classes: its own "
+                                 "check reaches 1)"],
                        extra={"lhs_over_BE_over_m": lhs / (B * float(E_draw.mean()) / m)}, search=res)
 
 
@@ -524,14 +559,44 @@ def check_perturbation_chain(*, softmax_lip: float = 2.0, cover: Callable[..., n
                                restarts=pick(3, 8), steps=pick(15, 200), seed=seed)
     cov_l += list(cres.per_size.values())
     cov_r += [float(np.nextafter(1.0, 0))] * len(cres.per_size)
+    # the K = 1 deep hole (d = 2, B_x = 1): W^T = (B_QK/2)(E_11 + E_12) at resolution B_QK (K = 1) is
+    # B_QK/sqrt 2 from every cover element in ||(W - W^)^T x_cls||_2, and (W - W^)^T has one nonzero
+    # row, so (W - W^)^T x_cls lies on an axis e_j; x_cls along the top singular direction, tokens
+    # +-e_j: as B_QK -> 0 (linear regime) every link but the softmax one (1 of its 2) is an equality
+    deep = {}
+    for Bqk in (1.0, 0.1, 0.01, 1e-3):
+        W = np.zeros((2, 2))
+        W[0, 0] = W[1, 0] = Bqk / 2
+        eps_c = 2 * Bqk * (1 + 1e-9)  # resolution eps/(2 B_x^2) just above B_QK B_x: K = 1
+        What = cover(W.T, Bqk, 1.0, eps_c / 2).T
+        x_cls = np.linalg.svd(W - What)[0][:, 0]
+        j = int(np.argmax(np.abs((W - What).T @ x_cls)))
+        X = np.zeros((2, 2))
+        X[0, j], X[1, j] = 1.0, -1.0
+        cov_l.append(float(np.abs(X.T @ (ts.attention_weights(X, W, x_cls).numpy()
+                                         - ts.attention_weights(X, What, x_cls).numpy())).max()))
+        cov_r.append(float(np.nextafter(eps_c, 0)))
+        deep[f"{Bqk:g}"] = cov_l[-1] / eps_c
     check_bound(cov_l, cov_r, "Maurey cover of W_QK at eps/(2 B_x^2) is an eps-cover of the reduced class "
                 "(T in {2, 16, 256}; adversarial tokens for T in {1, 2, 4})", check="maurey-cover", seed=seed,
-                search=cres)
+                search=cres, extra={"deep_hole_ratio_by_B_QK": deep},
+                families=[f"{pick(6, 40)} random W_QK (d = 3, Laplace entries in the (1,1) ball of B_QK in [0.5, 2]), "
+                          "eps in 10^U(-2, -1), B_x = 1, T in {2, 16, 256} random tokens and x_cls",
+                          "adversarial L-BFGS + Nelder-Mead over tokens and x_cls in the unit ball against one cover "
+                          "element per T in {1, 2, 4}",
+                          "K = 1 deep hole: d = 2, W^T = (B_QK/2)(E_11 + E_12), resolution B_QK B_x, x_cls along the "
+                          "top singular direction of the difference, tokens +-e_j on its axis; B_QK in {1, 0.1, "
+                          "0.01, 0.001}: ratio 0.304, 0.353, 0.35355, 0.353553 -> 1/(2 sqrt 2)",
+                          "loose by design: the chain's softmax constant 2 is twice the sharp l_inf -> l1 constant of "
+                          "the softmax (||J h||_1 = sum_t p_t |h_t - p.h| <= 1 for ||h||_inf <= 1), so the ratio "
+                          "is at most 1/2 of the cover error over its resolution, and the Maurey cover's deep holes "
+                          "reach 1/sqrt 2 of that resolution"])
     Ks = list(range(1, 65))
     check_bound([log_binomial(2 * d * d + K, K) for d in (2, 3, 8) for K in Ks],
                 [K * math.log(atoms_per_step(d)) for d in (2, 3, 8) for K in Ks],
                 "log binom(2d^2 + K, K) <= K ln(2d^2 + 1) (K Maurey steps over 2d^2 + 1 atoms), d in {2, 3, 8}, "
                 "K = 1..64", check="cover-log-size", extra={"K_example": maurey_K(1.0, 1.0, 0.5 / 2)},
+                families=["every (d, K) with d in {2, 3, 8}, K = 1..64; equality at K = 1"],
                 no_search="an inequality between integers (d, K): both sides are exact functions of the "
                 "integers, evaluated on every (d, K) of the grid; there is no continuous instance to search "
                 "(the ratio is largest at K = 1, where it is an equality)")
@@ -539,7 +604,15 @@ def check_perturbation_chain(*, softmax_lip: float = 2.0, cover: Callable[..., n
                        f"links of eq. C.5 (softmax constant {softmax_lip:g}) "
                        f"and the whole chain <= {softmax_lip:g} B_x^2 ||(W - W^)^T x_cls||_2", rtol=1e-9, atol=1e-15,
                        seed=seed, params={"softmax_lip": softmax_lip},
-                       extra={"adversarial_whole_chain_ratio": res.best_value}, search=res)
+                       extra={"adversarial_whole_chain_ratio": res.best_value}, search=res,
+                       families=[f"{pick(30, 200)} random instances per T in {{2, 16, 256}} (d in 2..5, B_x in "
+                                 "10^U(-0.5, 0.5), every token kind, x_cls of norm 0.999 B_x, W scale 0.1..3, "
+                                 "perturbation 10^U(-4, 0)): the four links and the whole chain",
+                                 "two tokens +-e_1, x_cls = e_1, W = 0, W^ = t E_11, t in {1e-3, 1e-5}: every link "
+                                 "but the softmax one is an equality (ratio 1); the softmax link tends to 1/2",
+                                 "adversarial L-BFGS + Nelder-Mead over the whole chain's ratio (d = 2, T in {1, 2, "
+                                 "4}; it reaches 1/2: the softmax constant 2 is twice the sharp l_inf -> l1 constant "
+                                 "1, so the whole chain is loose by design by that factor)"])
 
 
 def _dudley_grid() -> list[tuple[float, float, int, int]]:
@@ -589,7 +662,11 @@ def check_dudley_closed_form(*, closed_form: Callable[[float, float, int, int], 
     below_l += list(res.per_size.values())
     below_r += [1.0] * len(res.per_size)
     check_bound(below_l, below_r, "when delta* > B_x the closed form lies strictly below inf h (grid; adversarial "
-                "(B_x, C) with delta* >= 1.001 B_x)", rtol=0.0, check="below-when-clipped", seed=seed, search=res)
+                "(B_x, C) with delta* >= 1.001 B_x)", rtol=0.0, check="below-when-clipped", seed=seed, search=res,
+                families=[f"grid B_x in {{0.5, 1, 2}}, {pick(8, 30)} values of C in [1e-3, 1e4] (geometric), m in {{3, "
+                          "10, 100, 1e4, 1e6}}, d in {2, 8, 64}, where delta* > B_x",
+                          "adversarial L-BFGS + Nelder-Mead over (B_x, C) with delta* >= 1.001 B_x, sizes (d, m) in "
+                          f"{{{', '.join(map(str, _DM_SIZES))}}} (the ratio tends to 1 as delta* -> B_x)"])
     q_c, q_r = [], []
     for Bx, C, m, d in _dudley_grid()[:: pick(17, 5)]:
         a, b = tb.dudley_a_b(Bx, C, m, d)
@@ -633,6 +710,22 @@ def check_dudley_negative(*, closed_form: Callable[[float, float, int, int], flo
         params={"Bx": Bx, "C": C, "m": m, "d": d}, seed=seed)
 
 
+def _mc_families(curve: dict[str, Any], tokens: str, kinds: Any = None) -> list[str]:
+    """The ``families`` of the Monte-Carlo bound checks: the curve, the small-``m`` search and why the
+    ratio stays at ``1/(2 c_D)`` (``tokens``: the ball of the searched tokens, ``kinds``: the curve's token kinds)."""
+    kinds = list(curve["mc"]) if kinds is None else kinds
+    return [f"Monte-Carlo lower estimates of Rad_m on the curve: m = {curve['m']}, d = {curve['d']}, B_x = "
+            f"{curve['Bx']:g}, B_QK = {curve['B_qk']:g}, T in {{{', '.join(map(str, curve['T']))}}}, token kinds "
+            f"{{{', '.join(kinds)}}}, {curve['n_draws']} draws, {curve['restarts']} restarts",
+            f"adversarial L-BFGS + Nelder-Mead over {tokens} tokens, x_cls and one W_QK per sign vector (all 2^m "
+            f"signs enumerated, outer weights eliminated exactly), sizes (m, T, d) in "
+            f"{{{', '.join(map(str, _RAD_SIZES))}}}",
+            f"loose by design: the explicit bound carries Dudley's constant, 2 c_D B inf h with c_D = {tb.C_DUDLEY:g}; "
+            "where delta* > B_x (m = 1 among them) it is 2 c_D B B_x while Rad_m <= B B_x (part below-trivial of "
+            "trauger-thm-4-1), so the ratio is at most 1/(2 c_D) there, and the search attains it: Rad_1 = B B_x "
+            "exactly at (m, T, d) = (1, 1, 1)"]
+
+
 @claim_check("trauger-thm-4-1", "mc-below-bound", parts=("below-trivial", "hypotheses-hold"))
 def check_mc_below_bound(curve: dict[str, Any] | None = None, *, bound_factor: float = 1.0,
                          trivial_factor: float = 1.0, radius_factor: float = 1.0) -> CheckRecord:
@@ -653,11 +746,15 @@ def check_mc_below_bound(curve: dict[str, Any] | None = None, *, bound_factor: f
     adv_rad = [res.per_size[str(size)] for size in _RAD_SIZES]
     check_bound(triv + adv_rad, [trivial_factor * curve["trivial"]] * len(triv) + [trivial_factor] * len(adv_rad),
                 "MC estimate - 3 SE <= B B_x (curve); adversarial small-m estimates <= B B_x", check="below-trivial",
-                search=res)
+                search=res, families=_mc_families(curve, "l2")[:2] + [
+                    "m = 1: Rad_1 = B B_x exactly (one token of norm B_x, sup |f| reached), attained by the search at "
+                    "(1, 1, 1): ratio 1"])
     norms = [v for r in curve["mc"].values() for v in r.get("max_token_norm", [])]
     if norms:
         check_bound(norms, float(np.nextafter(radius_factor * curve["Bx"], 0)), "the samples satisfy the hypothesis "
                     "||x||_2 < B_x (tokens and x_cls) at every T", check="hypotheses-hold",
+                    families=["the largest token norm of the curve's own samples at each T and token kind (drawn at "
+                              "most 0.999 B_x: the margin is the sampler's)"],
                     no_search="a property of the curve's own samples (their largest token norm), checked on every "
                     "sample: the statement is that these data meet the hypothesis, not an inequality over instances")
     adv = _small_m_ratios(res, lambda m, d: tb.cor411_bound(1.0, 1.0, 1.0, m, d))
@@ -665,7 +762,8 @@ def check_mc_below_bound(curve: dict[str, Any] | None = None, *, bound_factor: f
                        "MC lower estimate of Rad_m <= explicit Thm 4.1 bound (c_D = 12), every T (adversarial "
                        "samples at small m as ratios)",
                        params={k: curve[k] for k in ("m", "d", "Bx", "B_qk", "T", "n_draws", "restarts")}
-                       | {"bound_factor": bound_factor}, seed=curve["seed"], search=res)
+                       | {"bound_factor": bound_factor}, seed=curve["seed"], search=res,
+                       families=_mc_families(curve, "l2"))
 
 
 @claim_check("trauger-thm-4-1", "flat-in-t")
@@ -897,7 +995,7 @@ def check_cor411_mc(curve: dict[str, Any] | None = None, *, bound_factor: float 
     return check_bound(lhs + adv, [bound_factor * b] * len(lhs) + [bound_factor] * len(adv),
                        "MC lower estimate <= Cor 4.1.1 explicit bound (curve; adversarial samples at small m "
                        "as ratios)", params={"bound_factor": bound_factor, "m": curve["m"], "d": curve["d"]},
-                       search=res)
+                       search=res, families=_mc_families(curve, "l2"))
 
 
 #: (d, m) of the adversarial searches over (B_x, B_QK or C) of the Dudley closed forms (m > ln 2d)
@@ -938,7 +1036,11 @@ def check_cor411_log_relaxation(*, minus_log: bool = True) -> CheckRecord:
     lhs += list(res.per_size.values())
     rhs += [1.0] * len(res.per_size)
     return check_bound(lhs, rhs, "proof's h(delta*) <= printed expression (when delta* <= B_x)",
-                       params={"minus_log": minus_log}, search=res)
+                       params={"minus_log": minus_log}, search=res,
+                       families=["grid B_x in {0.5, 1, 2}, B_QK in {0.1, 1, 5}, m in {10, 100, 1e4, 1e6}, d in {2, 8, "
+                                 "64}, where sqrt m > sqrt(ln 2d) + 2 B_x sqrt C",
+                                 "adversarial L-BFGS + Nelder-Mead over (B_x, B_QK) inside that region, sizes (d, m) "
+                                 f"in {{{', '.join(map(str, _DM_SIZES))}}} (the ratio tends to 1 as ln 2d / m -> 0)"])
 
 
 @claim_check("trauger-cor-d-0-1", "formula", parts=("log-argument",))
@@ -972,7 +1074,8 @@ def check_cord01_mc(curve: dict[str, Any] | None = None, *, bound_factor: float 
     adv = _small_m_ratios(res, lambda m, d: tb.cord01_bound(1.0, 1.0, 1.0, m, d))
     return check_bound(lhs + adv, [bound_factor * b] * len(lhs) + [bound_factor] * len(adv),
                        "MC lower estimate (signed-basis tokens) <= Cor D.0.1 explicit bound (curve; adversarial "
-                       "l1 samples at small m as ratios)", params={"bound_factor": bound_factor}, search=res)
+                       "l1 samples at small m as ratios)", params={"bound_factor": bound_factor}, search=res,
+                       families=_mc_families(curve, "l1", ["signed-basis"]))
 
 
 @claim_check("trauger-cor-d-0-2", "formula")
@@ -1047,7 +1150,11 @@ def check_multihead_product_sup(*, rhs_scale: float = 1.0, separate_scale: float
     hi += [separate_scale] * len(res.per_size)
     check_bound(lo, hi, "w optimized: E sup_{w, theta} <= sum_j E sup_{w, theta_j} (model heads; adversarial "
                 "finite families as ratios)", check="optimized-w", extra={"strict_gap": float(sep - joint)},
-                search=res)
+                search=res,
+                families=[f"model heads: H = 3, 20 feasible parameter draws each (ReLU, B_QK = 3), m = {m} tokens "
+                          "samples, 4 random w; all 2^m signs enumerated",
+                          "adversarial L-BFGS + Nelder-Mead over arbitrary finite families F[w, j, p, i], sizes "
+                          "(number of w, H, parameters per head, m) from (1, 1, 1, 1) (one w: equality)"])
     return check_identity(lhs, rhs, "fixed w: sup over a product set of a sum = sum of sups (exact)",
                           rtol=1e-12, seed=seed, params={"rhs_scale": rhs_scale, "H": H, "m": m},
                           extra={"strict_gap_optimized_w": float(sep - joint)})
