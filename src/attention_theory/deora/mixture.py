@@ -60,13 +60,17 @@ def glin(cfg: dm1.DM1Config) -> float:
 def combined_bound(parts: dict[str, tuple[Any, Any]], description: str, *, seed: int | None = None,
                    params: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
                    rtol: float = 1e-9, atol: float = 0.0, tolerance_reason: str | None = None,
-                   search: Any = None, no_search: str | None = None) -> CheckRecord:
-    """Check several ``lhs <= rhs`` families at once; a failing family is named in the error.
+                   search: Any = None, no_search: str | None = None,
+                   families: list[str] | None = None, limits: list[dict[str, Any]] | None = None) -> CheckRecord:
+    """Check several ``lhs <= rhs`` parts at once; a failing part is named in the error.
 
-    The record's ``extra["worst_by_part"]`` holds each family's worst ratio.  Tolerances follow
+    The record's ``extra["worst_by_part"]`` holds each part's worst ratio.  Tolerances follow
     :func:`attention_theory.verify.check_bound` (``tolerance_reason`` above the maxima), and so do
     ``search`` (the :class:`~attention_theory.search.SizedSearch` whose instances are among the
-    parts) and ``no_search`` (why the statement admits no adversarial search), passed on to it.
+    parts), ``no_search`` (why the statement admits no adversarial search), ``families`` (one
+    phrase per family of instances the parts evaluate or search) and ``limits`` (sequences from
+    :func:`~attention_theory.verify.limit_sequence`, whose instances must be among the parts),
+    passed on to it.
     """
     worst, failed, L, R = {}, [], [], []
     for name, (lhs, rhs) in parts.items():
@@ -87,7 +91,7 @@ def combined_bound(parts: dict[str, tuple[Any, Any]], description: str, *, seed:
     ex.update(extra or {})
     return check_bound(np.concatenate(L), np.concatenate(R), description, rtol=rtol, atol=atol,
                        tolerance_reason=tolerance_reason, seed=seed, params=params, extra=ex,
-                       search=search, no_search=no_search)
+                       search=search, no_search=no_search, families=families, limits=limits)
 
 
 def adversarial_search(cfg: dm1.DM1Config, objective: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],

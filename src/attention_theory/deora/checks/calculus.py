@@ -168,6 +168,10 @@ def check_eq1_pooling_constant(factor: Callable[[int], float] = float, *,
     sqrt_ratio = float(np.max(np.array(lhs) / np.array(rhs_sqrt)))
     return check_bound(lhs, rhs, "pooling variant: ||grad_u Phi_pool|| <= T ||X||_{2,inf} "
                        "(item 1 of Prop. 1 transfers with the factor T)", seed=seed, search=res,
+                       families=[f"{pick(30, 300)} random (T, d), T in 2..8, d in 1..4: half saturated (tokens aligned "
+                                 "with the largest x_k, W = 200 x_k x_k^T/||x_k||^4: every query picks x_k, the bound "
+                                 "is attained), half W = 3 N(0, 1)",
+                                 "adversarial L-BFGS + Nelder-Mead over (X, W), T in 1..4 (d = 1, 1, 2, 2)"],
                        extra={"worst_ratio_against_sqrt_T": sqrt_ratio,
                               "note": "the footnote to Eq. (1) prints no constant for pooling; "
                                       "sqrt(T) (the full-projection constant) is exceeded"})
@@ -243,6 +247,11 @@ def check_eq2_variance(scaling: Callable[[int], float] = lambda H: 1 / math.sqrt
     return check_bound(zs, [z_crit] * len(zs),
                        "output variance is independent of H (z-score of Var vs H = 1 reference)",
                        seed=seed, params={"H": Hs, "n": n, "T": T, "d": d},
+                       families=[f"{n} IID multi-head draws per H in {{{', '.join(map(str, Hs))}}} at one fixed X "
+                                 f"(T = {T}, d = {d}), U entries N(0, 1/(T d)), W entries N(0, 4/d^2), against "
+                                 f"{50 * n} single-head W draws",
+                                 f"loose by design: z-scores of a Monte-Carlo test of an identity against the critical "
+                                 f"value z_crit = {z_crit} (a significance level, not a constant of the paper)"],
                        extra={"variances": vals, "reference_variance": ref_v},
                        no_search="z-scores of a Monte-Carlo comparison of two variances (a distributional "
                        "identity at a fixed X); maximizing a z-score over X or H would select sampling "
@@ -277,7 +286,13 @@ def check_assum1(radius_factor: float = 1.0, *, seed: int = 30) -> CheckRecord:
     lhs += list(res.per_size.values())
     rhs += [1.0] * len(res.per_size)
     return check_bound(lhs, rhs, "tokens stay in the R-ball and the four consequences hold",
-                       seed=seed, search=res)
+                       seed=seed, search=res,
+                       families=[f"F-rand samples, (T, d) in {{(2, 1), (2, 2), (3, 2), (4, 3), (5, 5)}}, R in {{1, 2}}, "
+                                 f"{pick(2000, 20000)} token sets each, random U on {pick(50, 500)} of them",
+                                 "adversarial L-BFGS + Nelder-Mead over tokens in the R-ball and U, sizes (T, d, R) "
+                                 "from (1, 1, 1)",
+                                 "attained: a token on the sphere ||x|| = R (the generator's radius), U aligned "
+                                 "with it"])
 
 
 def _assum1_ratio(size: tuple[int, int, float], z: Any) -> Any:
@@ -380,7 +395,12 @@ def check_prop1_random(rhs: RhsFn = rhs_torch, *, seed: int = 50) -> CheckRecord
     per_item = {k: float(np.max(lhs_a[item_a == k] / rhs_a[item_a == k]))
                 for k in ("1", "2", "3", "4", "5", "6", "42")}
     return check_bound(lhs, rhs_v, "Prop. 1 items 1-6 and (42) on random bounded instances",
-                       seed=seed, extra={"worst_ratio_per_item": per_item}, search=res)
+                       seed=seed, extra={"worst_ratio_per_item": per_item}, search=res,
+                       families=[f"F-rand, (T, d) in {{(2, 1), (2, 2), (3, 2), (4, 3), (5, 5)}}, R in {{1, 2}}, "
+                                 f"{pick(20, 200)} per size: ||W|| log-uniform in [0.1, 100], token norms scaled by "
+                                 "U(0.3, 1)",
+                                 "(42) on the same instances with g of scale 10^U(-1, 2) and u Gaussian",
+                                 "adversarial (42): L-BFGS + Nelder-Mead over (X, g, u), sizes (T, d) from (2, 1)"])
 
 
 def _eq42_ratio(size: tuple[int, int], z: Any) -> Any:
@@ -413,6 +433,9 @@ def check_prop1_adversarial(rhs: RhsFn = rhs_torch,
         rows[f"item{k} T={T} d={d}" + (f" R={R}" if R is not None else "")] = lhs[-1] / rhs_v[-1]
     return check_bound(lhs, rhs_v, "Prop. 1 items under adversarial search", seed=seed,
                        extra={"worst_ratio": rows}, search=res,
+                       families=["adversarial L-BFGS + Nelder-Mead per item over (X, U, W), saturated starts "
+                                 f"included, sizes (T, d) from {sizes[0]}, tokens in the R-ball for items 5-6, "
+                                 "R in {1, 2}"],
                        params={"sizes": sizes, "items": list(items), "R": Rs})
 
 
@@ -437,7 +460,9 @@ def check_prop1_sharper(scale: float = 1.0, *, seed: int = 52) -> CheckRecord:
         rhs_v.append(scale * prop1_sharper_hessian_rhs(X.numpy(), U.numpy()))
         rows[f"T={T} d={d}"] = lhs[-1] / rhs_v[-1]
     return check_bound(lhs, rhs_v, "sharper Hessian bound (book's addition) under adversarial search",
-                       seed=seed, extra={"worst_ratio": rows}, search=res)
+                       seed=seed, extra={"worst_ratio": rows}, search=res,
+                       families=["adversarial L-BFGS + Nelder-Mead over (X, U, W), saturated starts included, "
+                                 f"sizes (T, d) from {sizes[0]}"])
 
 
 def _eq52_printed(X, W, U, Q):
@@ -605,4 +630,10 @@ def check_lemma5_bounds(head_factor: Callable[[int], float] = lambda H: H ** -0.
     for H in (1, 4, 16):
         evaluate(X, head.repeat(H), H, f"identical searched heads H={H}")
     return check_bound(lhs, rhs_v, "Lemma 5 items 1-2 (random, searched and identical searched heads)",
-                       seed=seed, extra={"ratios(item1,item2)": rows}, search=res)
+                       seed=seed, extra={"ratios(item1,item2)": rows}, search=res,
+                       families=[f"random heads, T = d = 2, R = 1, H in {{1, 2, 5}}, {pick(3, 20)} per H, Gaussian "
+                                 "parameters of scale U(0.3, 3)",
+                                 "adversarial L-BFGS + Nelder-Mead per item over tokens in the unit ball and heads, "
+                                 f"sizes (H, T, d) from {shapes[0]} (item 2 from T = 2)",
+                                 "H in {1, 4, 16} identical copies of the searched single head of item 2 with the "
+                                 "largest ratio"])

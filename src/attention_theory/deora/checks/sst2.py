@@ -55,6 +55,11 @@ def check_fixture_pipeline(*, heads: Sequence[int] = (1, 2, 4, 8), builder: Call
                        seed=0,
                        extra={"state_dict_diff": nums["state_dict_diff"], "output_diff": nums["output_diff"],
                               "loss_before": nums["loss_before"], "loss_after": nums["loss_after"]},
+                       families=[f"one run of the real code path on the GLUE-format fixture with a tiny random RoBERTa "
+                                 f"reloaded with H in {{{', '.join(map(str, heads))}}} heads, {steps} AdamW steps at lr {lr:g}",
+                                 "loose by design: a zero state-dict difference, a detection threshold "
+                                 f"{min_output_change:g} for 'the outputs change' and 'the loss goes down', not "
+                                 "constants of the paper"],
                        no_search="a property of one run of the real code path on a fixed fixture (reload "
                        "with each H, two AdamW steps); the pipeline run is the instance, there is no "
                        "continuous instance space to search")
@@ -85,6 +90,11 @@ def check_substitute_learns(result: dict[str, Any] | None = None, *,
                        params={k: cfg[k] for k in ("n_train", "n_test", "epochs", "heads", "seeds", "lr",
                                                    "batch_size", "n_polar")} | {"min_accuracy": min_accuracy},
                        seed=int(cfg["seeds"][0]), extra={"final_test_acc": accs},
+                       families=[f"the offline substitute's training runs: H in {{{', '.join(map(str, cfg['heads']))}}}, "
+                                 f"seeds {{{', '.join(map(str, cfg['seeds']))}}}, {cfg['n_train']} training and "
+                                 f"{cfg['n_test']} test sentences, {cfg['epochs']} epochs",
+                                 f"loose by design: 'the loss goes down' and an accuracy threshold {min_accuracy} "
+                                 "for 'it learns', operational readings with no constant of the paper"],
                        no_search="an empirical statement about the substitute's training runs (every H and "
                        "seed): the runs are the instances, there is nothing to search")
 
