@@ -37,7 +37,20 @@ from attention_theory.julistiono.bregman_lemmas import (
     md_trajectory,
 )
 from attention_theory.search import maximize_over_sizes, numpy_objective
-from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check
+from attention_theory.verify import CheckRecord, check_bound, check_identity, claim_check, limit_sequence
+
+
+def _limits(paper: bool, family: str, parameter: str, values: list[float], ratios: list[float]) -> list[dict] | None:
+    """``[limit_sequence(...)]`` (supremum 1) when the check runs with the statement's own constant or
+    formula (``paper``), else ``None``: under a negative control the family's instances stay among
+    the bound's (and may fail it), but no supremum is claimed for them."""
+    return [limit_sequence(family, parameter, values, ratios, supremum=1.0)] if paper else None
+
+
+def _sign_phrase(what: str, where: str, allowance: str) -> str:
+    """The family phrase of a sign statement (``x >= 0``) checked as ``-x <= allowance``."""
+    return (f"a sign statement: the supremum of {what} is 0, attained at {where}; the worst ratio compares "
+            f"float64 round-off with the {allowance} allowance, not a slack of the inequality")
 
 
 def _sigmoid(x: Any) -> Any:
@@ -101,6 +114,7 @@ def check_def1_closed_form(closed_form: Callable[[np.ndarray, np.ndarray, float]
             errs.append(abs(val - generic) / scale)
             neg.append(-val / scale)
             errs.append(abs(closed_form(V, V, p)) / psi(V, p))
+            neg.append(-closed_form(V, V, p) / (2 * psi(V, p)))  # W = V: D = 0, equality
             U, Vn = W / entrywise_lp(W, p), V / entrywise_lp(V, p)
             errs.append(abs(closed_form(U, Vn, p) - (1 - np.sum(grad_psi(Vn, p) * U))))
 
@@ -116,7 +130,13 @@ def check_def1_closed_form(closed_form: Callable[[np.ndarray, np.ndarray, float]
                               seed=seed)
     neg.extend(res.per_size.values())
     check_bound(neg, 1e-13, "D_psi(W, V) >= 0 (normalised by psi(W) + psi(V))", atol=0.0, rtol=0.0,
-                check="closed-form-nonnegative", seed=seed, search=res)
+                check="closed-form-nonnegative", seed=seed, search=res,
+                families=[f"random W, V, shapes up to 5 x 5, N(0, 1) x 10^U(-2, 2) each, p in {list(P_ALL)} "
+                          f"({pick(6, 40)} per p)",
+                          "W = V (D = 0: equality) for the same V",
+                          "adversarial L-BFGS + Nelder-Mead of -D / (psi(W) + psi(V)) over (W, V, p), p in "
+                          "[min, max] of the p's, shapes (1, 1), (1, 2), (2, 2), (3, 3)",
+                          _sign_phrase("-D(W, V) / (psi(W) + psi(V))", "W = V", "1e-13")])
     return check_identity(errs, np.zeros(len(errs)),
                           "closed form = generic definition with autograd grad psi; D(V, V) = 0; "
                           "unit-norm form 1 - <grad psi(V), U> (relative errors)",
@@ -182,10 +202,14 @@ def check_def1_md_step(step: Callable[..., np.ndarray] = md_step, *,
                          atol=1e-12, seed=seed)
     check_bound(num, 1e-6, "MD step agrees with scipy's minimiser of eta<G,V> + D(V, W) (relative)",
                 check="md-step-numerical", seed=seed,
-                no_search="the bound is the accuracy of scipy's BFGS minimiser against the closed-form step (the "
-                          "statement itself, the first-order condition of the argmin, is the exact identity "
-                          "asserted first); maximising it would search for where BFGS stops early, not for a "
-                          "counterexample to the statement")
+                no_search="the bound is the accuracy of scipy's bounded Brent minimiser (one per entry) against "
+                          "the closed-form step (the statement itself, the first-order condition of the argmin, "
+                          "is the exact identity asserted first); maximising it would search for where the "
+                          "minimiser stops early, not for a counterexample to the statement",
+                families=[f"random W, G with shapes up to 3 x 3 (N(0, 1)), eta = 10^U(-2, 0), p in {list(P_ALL)} "
+                          f"({pick(4, 20)} per p): scipy's bounded Brent search per entry (xatol 1e-12)",
+                          "loose by design: the bound 1e-6 is an accuracy tolerance of the numerical minimiser, "
+                          "not an inequality of the paper"])
     return rec
 
 
@@ -213,6 +237,11 @@ def check_eq11(phi: Callable[[np.ndarray, np.ndarray, float], np.ndarray] = _phi
         dv = (v + delta) ** (p - 1) - v ** (p - 1) - (p - 1) * v ** (p - 2) * delta
         up = (p >= 2) == increasing_for_p_at_least_2
         sign_viol.extend(-dv / v ** (p - 1) if up else dv / v ** (p - 1))
+        # the equality cases: phi_p(v, v) = 0, and the derivative vanishes at delta = 0
+        sign_viol.extend(-np.asarray(phi(v, v, p)))
+        z0 = np.zeros_like(v)
+        d0 = (v + z0) ** (p - 1) - v ** (p - 1) - (p - 1) * v ** (p - 2) * z0
+        sign_viol.extend(-d0 / v ** (p - 1) if up else d0 / v ** (p - 1))
 
     # adversarial: the same two signs, maximised over (w, v) in [-3, 3]^2 (phi) and over
     # v in (0.01, 3), delta / v in (-0.99, 3) (the derivative), with p in [1.05, 2) or [2, 6]
@@ -235,7 +264,15 @@ def check_eq11(phi: Callable[[np.ndarray, np.ndarray, float], np.ndarray] = _phi
                          atol=1e-12, seed=seed)
     check_bound(sign_viol, 1e-12, "phi_p >= 0 and the sign of d/dv phi_p(v + delta, v) "
                 "(>= 0 for p >= 2, <= 0 for p < 2) on 2000 points per p and adversarial points", rtol=0.0,
-                check="entrywise-sign", seed=seed, search=res)
+                check="entrywise-sign", seed=seed, search=res,
+                families=[f"phi_p: 2000 random (w, v) in [-3, 3]^2 per p, p in {list(P_ALL)}",
+                          "derivative: 2000 random v in (0.01, 3), delta / v in (-0.99, 3) per p (identically 0 "
+                          "at p = 2)",
+                          "w = v and delta = 0 (2000 v per p): equality",
+                          "adversarial L-BFGS + Nelder-Mead over (w, v) or (v, delta) and p, p in [1.05, 2) and "
+                          "[2, 6]",
+                          _sign_phrase("-phi_p and of the wrong-signed derivative", "w = v and delta = 0",
+                                       "1e-12")])
     return rec
 
 
@@ -281,7 +318,13 @@ def check_lemma12(exponent: Callable[[float], float] = _l12_exponent, *, seed: i
     return check_bound(ratios, np.ones(len(ratios)),
                        "min(1, D^(1/p-1/2)) <= ||w||_p/||w||_2 <= max(1, D^(1/p-1/2)) "
                        "(one-hot and constant-magnitude matrices attain the ends)",
-                       rtol=1e-12, seed=seed, extra={"adversarial": extra}, search=res)
+                       rtol=1e-12, seed=seed, extra={"adversarial": extra}, search=res,
+                       families=[f"random d x d matrices, d in {{1, 2, 5, 10}}, Gaussian, sparse, Cauchy, one-hot "
+                                 f"and constant-magnitude ({pick(4, 20)} each), p in {list(P_ALL)}, both ends",
+                                 "one-hot (ratio 1) and constant-magnitude (ratio D^(1/p-1/2)) matrices: the two "
+                                 "ends, attained exactly",
+                                 "adversarial L-BFGS + Nelder-Mead over w and p in [1.05, 6], D in "
+                                 f"{{{', '.join(str(d * d) for d in pick((1, 2, 3), (1, 2, 3, 5)))}}}, both ends"])
 
 
 @claim_check("julistiono-lemma-13", "bregman-dominates-norm")
@@ -289,7 +332,13 @@ def check_lemma13(c_L1: Callable[[float], float] = c_l1, c_L2: Callable[[float],
                   radius: float = 1.0, seed: int = 5) -> CheckRecord:
     """L1 (``p >= 2``): ``D_psi(W, V) >= c_L1 ||W - V||_p^p``; L2 (``p < 2``, ``||W||_p, ||V||_p <= radius = 1``):
     ``D_psi(W, V) >= c_L2 ||W - V||_2^2``.  Scalar grid, random matrix pairs in the ball and an
-    adversarial search of ``c ||W - V|| / D`` (``W = U / max(1, ||U||_p)``)."""
+    adversarial search of ``c ||W - V|| / D`` (``W = U / max(1, ||U||_p)``).
+
+    L2 is tight at the edge of the ball: ``phi_p(1, 1 - h) = int_{1-h}^1 (p - 1) t^(p-2) (1 - t) dt``
+    and ``t^(p-2) >= 1`` on ``[0, 1]`` with equality at ``t = 1``, so the ratio
+    ``c_L2 h^2 / phi_p(1, 1 - h)`` tends to 1 as ``h -> 0`` (gap about ``(2 - p) h / 3``): the record's
+    limits, one per ``p < 2``.  L1 is not tight: its constant ``1/(p 2^p)`` is 4 (``p = 2``) to 6.5
+    (``p = 6``) times below the best scalar constant (``detail["adversarial"]``)."""
     rng = np.random.default_rng(seed)
     lhs, rhs, best, consts = [], [], {}, {}
     g = pick(401, 2001)
@@ -307,6 +356,17 @@ def check_lemma13(c_L1: Callable[[float], float] = c_l1, c_L2: Callable[[float],
             lhs.append(c * float(np.sum(np.abs(W - V) ** e)))
             rhs.append(bregman(W, V, p))
         consts[p] = (c, e)
+    # the edge of the ball for L2: w = radius, v = radius (1 - h), h -> 0
+    hs = [1e-1, 1e-2, 1e-3, 1e-4]
+    limits = []
+    for p in (p for p in P_ALL if p < 2):
+        c = consts[p][0]
+        num = [c * (radius * h) ** 2 for h in hs]
+        den = [float(bregman_entrywise(radius, radius * (1 - h), p)) for h in hs]
+        lhs.extend(num)
+        rhs.extend(den)
+        limits += _limits(c_L2 is c_l2 and radius == 1.0, f"L2, p = {p:g}: scalar w = 1, v = 1 - h (edge of the ball)",
+                          "h -> 0", hs, [a / b for a, b in zip(num, den)]) or []
 
     def ratio(size: tuple[float, int], x: Any) -> Any:
         p, k = size
@@ -339,7 +399,17 @@ def check_lemma13(c_L1: Callable[[float], float] = c_l1, c_L2: Callable[[float],
     lhs.extend(res.per_size.values())
     rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "Lemma 13 (L1 for p >= 2, L2 for p < 2 on the unit ball)", rtol=1e-9,
-                       atol=1e-12, seed=seed, params={"radius": radius}, extra={"adversarial": best}, search=res)
+                       atol=1e-12, seed=seed, params={"radius": radius}, extra={"adversarial": best}, search=res,
+                       families=[f"scalar grid (w, v) in [-radius, radius]^2, {g} x {g}, p in {list(P_ALL)}",
+                                 f"random 3 x 3 pairs in the ball (radius x U(0, 1) / ||.||_p), {pick(50, 500)} per p",
+                                 "L2 edge of the ball: scalar w = radius, v = radius (1 - h), h = 1e-1 ... 1e-4, "
+                                 "every p < 2",
+                                 f"adversarial L-BFGS + Nelder-Mead over (W, V) in the ball, p in {ps}, 1, 4 and 9 "
+                                 "entries",
+                                 "L1 (p >= 2) loose by design: 1/(p 2^p) is 4 to 6.5 times below the best scalar "
+                                 "constant (detail adversarial), so its ratios stay below 1/4; the supremum 1 "
+                                 "comes from L2"],
+                       limits=limits or None)
 
 
 def _l14(x, y, p):
@@ -370,9 +440,26 @@ def _pdiff(y, r, e):
 
 
 def _power_check(bounds: Callable, exponent: Callable[[float], float], seed: int,
-                 what: str) -> CheckRecord:
+                 what: str, paper: bool) -> CheckRecord:
+    """Both mean-value bounds on random pairs, a log grid, the limit ``x -> y`` and an adversarial
+    search.  With ``x = y (1 + r)`` both ratios are ``1 - O(r)`` (the derivative of ``t -> t^e`` at
+    ``x`` and at ``y`` agree as ``r -> 0``): the record's limits at ``y = 1`` for the smallest and
+    largest ``p`` (``paper``: the lemma's own bounds)."""
     rng = np.random.default_rng(seed)
     ratios = []
+    rs = [1e-1, 1e-2, 1e-3, 1e-4]
+    limits: list[dict] = []
+    for p in P_ALL:
+        y1 = np.ones(len(rs))
+        x1 = y1 * (1 + np.array(rs))
+        r1 = x1 - 1.0
+        diff = _pdiff(y1, r1, exponent(p))
+        lo, hi = bounds(x1, y1, p)
+        lower, upper = list(lo / diff), list(diff / hi)
+        ratios.extend(lower + upper)
+        if p in (min(P_ALL), max(P_ALL)):
+            for side, vals in (("lower", lower), ("upper", upper)):
+                limits += _limits(paper, f"{side} bound, p = {p:g}, y = 1, x = 1 + r", "r -> 0", rs, vals) or []
     for p in P_ALL:
         y, r = _pairs(rng, pick(20000, 1000000))
         x = y * (1 + r)
@@ -399,21 +486,29 @@ def _power_check(bounds: Callable, exponent: Callable[[float], float], seed: int
                               [(p, which) for p in P_ALL for which in (0, 1)],
                               restarts=pick(3, 20), steps=pick(60, 200), seed=seed)
     ratios.extend(res.per_size.values())
-    return check_bound(ratios, np.ones(len(ratios)), what, rtol=1e-9, seed=seed, search=res)
+    return check_bound(ratios, np.ones(len(ratios)), what, rtol=1e-9, seed=seed, search=res,
+                       families=[f"random pairs y = 10^U(-3, 3), x = y (1 + r), r = 10^U(-8, 1) "
+                                 f"({pick(20000, 1000000)} per p), p in {list(P_ALL)}, both bounds",
+                                 "log grid of 60 magnitudes 1e-3 ... 1e3, every pair x > y",
+                                 "y = 1, x = 1 + r, r = 1e-1 ... 1e-4, every p, both bounds (x -> y)",
+                                 "adversarial L-BFGS + Nelder-Mead over (log y, log r), every p, both bounds"],
+                       limits=limits or None)
 
 
 @claim_check("julistiono-lemma-14", "power-difference")
 def check_lemma14(bounds: Callable = _l14, *, seed: int = 6) -> CheckRecord:
     """``p y^(p-1) (x - y) <= x^p - y^p <= p x^(p-1) (x - y)`` for ``x >= y >= 0``."""
     return _power_check(bounds, lambda p: p, seed,
-                        "p y^(p-1)(x-y) <= x^p - y^p <= p x^(p-1)(x-y), magnitudes 1e-3 ... 1e3 + adversarial")
+                        "p y^(p-1)(x-y) <= x^p - y^p <= p x^(p-1)(x-y), magnitudes 1e-3 ... 1e3 + adversarial",
+                        bounds is _l14)
 
 
 @claim_check("julistiono-lemma-15", "power-minus-one-difference")
 def check_lemma15(bounds: Callable = _l15, *, seed: int = 7) -> CheckRecord:
     """Mean-value bounds for ``t -> t^(p-1)``, split at ``p = 2``."""
     return _power_check(bounds, lambda p: p - 1, seed,
-                        "(p-1) min/max(x,y)^(p-2) (x-y) bounds on x^(p-1) - y^(p-1), cases p >= 2 and p < 2")
+                        "(p-1) min/max(x,y)^(p-2) (x-y) bounds on x^(p-1) - y^(p-1), cases p >= 2 and p < 2",
+                        bounds is _l15)
 
 
 @claim_check("julistiono-lemma-26", "cosine-law")
@@ -487,7 +582,14 @@ def check_lemma22(sign: float = -1.0, *, denominator_exponent: Callable[[float],
                    atol=1e-12, claim_id="julistiono-eq-22", check="inner-product-identity", seed=seed)
     # the inequality is LHS <= RHS with LHS the lower bound
     return check_bound(lhs, rhs, "||W(k+1)||_p^(p-1) >= ||W(k)||_p^(p-1) + eta <-G, W(k)>/||W(k)||_p",
-                       rtol=1e-12, atol=1e-300, seed=seed, search=res)
+                       rtol=1e-12, atol=1e-300, seed=seed, search=res,
+                       families=[f"random steps: W, G 3 x 4, N(0, 1) x 10^U(-2, 2) each, eta = 10^U(-3, 0), p in "
+                                 f"{list(P_ALL)} ({pick(200, 10000)} per p)",
+                                 "aligned steps G = -c grad psi(W), c = 10^U(-3, 1), same W and eta: W(k+1) = "
+                                 "(1 + eta c)^(1/(p-1)) W and equality, attained exactly",
+                                 f"l_p-AttGD trajectories, p in {list(_traj_ps())}",
+                                 "adversarial L-BFGS + Nelder-Mead over W, G, eta in [1e-3, 1] and p in [min, max] "
+                                 "of the p's, shapes (1, 1), (2, 2), (3, 4)"])
 
 
 def _breg_L(data: dict, W: np.ndarray, V: np.ndarray, LW: float, LV: float, GV: np.ndarray) -> float:
@@ -612,6 +714,12 @@ def check_lemma24(require_relative_smoothness: bool = True, *, etas: tuple[float
                    claim_id="julistiono-eq-24", check="descent-identities", seed=seed)
     return check_bound(lhs, rhs, "L(W_{k+1}) <= L(W_k) - D(W_k, W_{k+1})/eta where eta L is 1-smooth rel. to psi",
                        rtol=1e-12, atol=1e-15, seed=seed, search=res,
+                       families=[f"l_p-AttGD trajectories (E1 data set, start scale 3), p in {list(_traj_ps())}, "
+                                 f"eta in {list(etas)}, {pick(100, 400)} steps, every step where eta D_L <= D_psi",
+                                 "adversarial L-BFGS + Nelder-Mead over one MD step from any W_k, eta in etas[0] x "
+                                 f"[1e-2, 1], p in [1.25, 3], data sets (n, T, d) in {list(sizes)}",
+                                 "equality at eta D_L = D_psi (identity (24b)), which the search approaches up to "
+                                 "its margin 1e-6"],
                        extra={"max_relative_smoothness_ratio": float(np.max(smooth_ratio)),
                               "D_over_correlation_at_W0": lin,
                               "require_relative_smoothness": require_relative_smoothness})
@@ -655,7 +763,13 @@ _L4_RESOLVED = 1e-5
 @claim_check("julistiono-lemma-4", "norm-increment")
 def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *, seed: int = 13) -> CheckRecord:
     """``||W(k+1)||_p - ||W(k)||_p <= eta ||G||_q / (p - 1) * factor(x, y)`` (``factor``: :func:`_l4_factor`),
-    on random steps, aligned (worst-case) steps at norms up to 1e3, and along trajectories."""
+    on random steps, aligned (worst-case) steps at norms up to 1e3, and along trajectories.
+
+    Aligned steps are tight to first order: for ``||W||_p = 1`` and ``G = -grad psi(W) / ||grad psi(W)||_q``
+    the step is ``W(k+1) = (1 + eta)^(1/(p-1)) W``, and with ``a = 1/(p-1)`` the ratio is
+    ``((1 + eta)^a - 1) / (a eta (1 + eta)^(a (2-p)))`` for ``p < 2`` and ``((1 + eta)^a - 1) / (a eta)`` for
+    ``p >= 2``, both ``1 - O(eta)`` (exactly 1 at ``p = 2``): the record's limits ``eta -> 0`` for the
+    smallest and largest ``p``."""
     rng = np.random.default_rng(seed)
     lhs, rhs = [], []
 
@@ -679,6 +793,21 @@ def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *,
         tr = md_trajectory(p, seed=seed)
         for k in range(len(tr["W"]) - 1):
             add(tr["W"][k], tr["G"][k], tr["eta"], p)
+    # aligned unit-norm steps, eta -> 0 (see the docstring)
+    etas = [1e-1, 1e-2, 1e-3, 1e-4]
+    limits: list[dict] = []
+    W1 = np.arange(1.0, 10.0).reshape(3, 3)
+    for p in P_ALL:
+        W = W1 / entrywise_lp(W1, p)
+        Ga = -grad_psi(W, p)
+        Ga = Ga / entrywise_lp(Ga, conjugate_exponent(p))
+        n0 = len(lhs)
+        for eta in etas:
+            add(W, Ga, eta, p)
+        tight = [a / b for a, b in zip(lhs[n0:], rhs[n0:])]
+        if p in (min(P_ALL), max(P_ALL)) and len(tight) == len(etas):
+            limits += _limits(factor is _l4_factor, f"p = {p:g}, ||W||_p = 1, G = -grad psi(W) / ||grad psi(W)||_q "
+                              "(aligned)", "eta -> 0", etas, tight) or []
 
     # adversarial: maximise (x - y) / (eta ||G||_q factor(x, y) / (p - 1)) over W, G (||G||_q = 1),
     # eta in [1e-3, 1] and p between min and max of P_ALL on steps whose growth is
@@ -704,4 +833,15 @@ def check_lemma4(factor: Callable[[float, float, float], float] = _l4_factor, *,
     rhs.extend(np.ones(len(res.per_size)))
     return check_bound(lhs, rhs, "Lemma 4 increment bound (random, aligned worst case, trajectories, "
                        "adversarial), both sides divided by max(x, y)", rtol=1e-9, atol=1e-14, seed=seed,
-                       search=res)
+                       search=res,
+                       families=[f"random steps: W 3 x 3, N(0, 1) x 10^U(-1, 3), G N(0, 1), eta = 10^U(-3, 0), p in "
+                                 f"{list(P_ALL)} ({pick(100, 5000)} per p)",
+                                 "aligned steps G = -grad psi(W) / ||grad psi(W)||_q on the same W and eta",
+                                 "aligned steps at ||W||_p = 1 (W proportional to (1, ..., 9)), eta = 1e-1 ... "
+                                 "1e-4, every p",
+                                 f"l_p-AttGD trajectories, p in {list(_traj_ps())}",
+                                 "adversarial L-BFGS + Nelder-Mead over W, G (||G||_q = 1), eta in [1e-3, 1] and p, "
+                                 "shapes (1, 1), (2, 2), (3, 3)",
+                                 f"steps whose growth x - y is below {_L4_RESOLVED:g} max(x, y) are left out (not "
+                                 "resolvable in float64)"],
+                       limits=limits or None)
