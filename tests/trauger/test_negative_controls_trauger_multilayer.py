@@ -88,7 +88,7 @@ def test_nc_thm42_composite_cover_coarse_covers():
 
 def test_nc_thm42_composite_cover_certificate_too_small():
     with negative_control("trauger-thm-4-2", "composite-cover-realised"):
-        # the realised error is at most about 2% of the certificate: a certificate 100 times too small
+        # the realised error reaches the certificate (read-out equality family): a certificate 100 times too small
         cml.check_thm42_composite_cover(certificate_factor=0.01)
 
 

@@ -72,6 +72,36 @@ def _softplus(z: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, z)
 
 
+#: the cached GD runs of :func:`~attention_theory.deora.training.cached_runs`, as a family phrase
+_RUNS_FAMILY = (f"cached GD runs: F-rand (T = 3, d = 2, n = 16, H in {{{', '.join(map(str, pick((1, 4, 16), (1, 4, 16, 64))))}}}, "
+                f"{pick(25, 100)} certified steps) and easy data (T = 8, H = {pick(256, 512)}, bad start)")
+_TARGETS_FAMILY = "targets: a long-run iterate, random points at distance 0.1, 0.5, 2 from theta_0, a designed target"
+
+#: (m0, target margin) of the F-lin uphill instances of Lemma 10 (the target behind the start)
+_FLIN_UPHILL = ((-2.0, -6.0), (-3.0, -8.0), (-4.0, -10.0))
+
+
+def _flin_uphill(m0: float, mt: float, T: int = 4, d: int = 2) -> tuple[np.ndarray, float, dict]:
+    """Lemma 10 on ``F-lin`` with a target of margin ``mt < m0`` (behind the start): ``H`` from (74)
+    (iterated, since ``B = |mt|/sqrt(T H)`` depends on it), ``eta = 1 ^ 1/rho ^ D^2/L(theta_0)`` and the
+    largest ``K`` of (73), ``D^2/(eta L(theta))``; GD (the exact margin recursion :func:`flin_margins`)
+    raises the margin, away from the target, at every step.  Returns ``(||theta_k - theta||, D, info)``
+    with ``||theta_k - theta|| = |m_k - mt|/sqrt(T)``, ``D = (m0 - mt)/sqrt(T)``."""
+    D = (m0 - mt) / math.sqrt(T)
+    H = 1
+    for _ in range(40):
+        B = abs(mt) / math.sqrt(T * H)
+        need = bd.thm1_heads_needed(D, B, T, d, 1.0)
+        if need <= H:
+            break
+        H = need
+    Lt, L0 = float(_softplus(np.array(-mt))), float(_softplus(np.array(-m0)))
+    eta = min(1.0, 1.0 / bd.rho(D, B, T, d, 1.0, H), D**2 / L0)
+    K = max(1, int(D**2 / (eta * Lt)))
+    m = flin_margins(m0, eta, K, T)
+    return np.abs(m - mt) / math.sqrt(T), D, {"H": H, "K": K, "eta": eta}
+
+
 @claim_check("deora-lemma-7", "descent-along-gd")
 def check_lemma7(smoothness: Smoothness = paper_smoothness, *, seed: int = 200) -> CheckRecord:
     """Lemma 7: if ``eta <= 1/rho_k`` (``rho_k = beta2(theta_k) v beta2(theta_{k+1})``) then
@@ -101,7 +131,11 @@ def check_lemma7(smoothness: Smoothness = paper_smoothness, *, seed: int = 200) 
                 loose.append(paper_smoothness(loss, th, nxt, H, T, d, R) / lam)
     return check_bound(lhs, rhs, "descent inequality at certified step sizes", seed=seed,
                        atol=1e-15, extra={"rho_over_max_hessian_norm": [min(loose), max(loose)]},
-                       no_search=_ALONG_GD)
+                       no_search=_ALONG_GD,
+                       families=[_RUNS_FAMILY + ": every step at the run's certified fixed step",
+                                 "every 8th iterate of those runs with the largest admissible step (the fixed point "
+                                 "of eta = 1/rho_k), where the lemma is tightest: ratio -> 1 as the loss flattens "
+                                 "(both sides tend to L(theta_k))"])
 
 
 def _tau(run: dict, theta: torch.Tensor, th_k: torch.Tensor) -> float:
@@ -138,9 +172,10 @@ def check_lemma8(distance_term: float = 1.0, *, step_curvature: float = 1.0, ste
                 rhs.append(Lt + distance_term * dist2[0] / (2 * eta * Kp)
                            + float((taus[:Kp] * dist2[:Kp]).sum()) / (2 * Kp))
     check_bound(l70, r70, "per-step regret inequality (70)", seed=seed, check="per-step-70",
-                no_search=_ALONG_GD)
+                no_search=_ALONG_GD, families=[_RUNS_FAMILY + ", every step k < K", _TARGETS_FAMILY])
     return check_bound(lhs, rhs, "averaged regret bound (69) for K in {1, 2, 5, K_max}", seed=seed,
-                       no_search=_ALONG_GD)
+                       no_search=_ALONG_GD, families=[_RUNS_FAMILY + ", horizons K in {1, 2, 5, K_max}",
+                                                      _TARGETS_FAMILY])
 
 
 @claim_check("deora-lemma-9", "trajectory-certified")
@@ -178,6 +213,11 @@ def check_lemma9(coefficients: tuple[float, float, float] = (2.0, 0.75, 0.5), *,
     return check_bound(lhs, rhs, "explicit regret bound (71), trajectory-certified head condition",
                        seed=seed, extra={"instances": info, "n_non_vacuous": n_nv,
                                          "vacuous": n_nv == 0},
+                       families=[_RUNS_FAMILY + ", horizons K in {1, 2, 5, 10, K_max} where the per-step head "
+                                 "condition holds on the real iterates", _TARGETS_FAMILY,
+                                 "long-run-iterate targets: the ratio grows with K towards 1/2 (the average of "
+                                 "L(theta_k) tends to L(theta) while the bound tends to 2 L(theta), the coefficient "
+                                 "c_1 = 2 of (71))"],
                        no_search=_ALONG_GD + "; only trajectory-certified (run, target, K) are admissible")
 
 
@@ -272,11 +312,26 @@ def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13
             lhs += dist.tolist(); rhs += [constant * D] * len(dist)
             sharp_l += dist.tolist(); sharp_r += [sharp_constant * D] * len(dist)
             rows[f"{run['name']} / {name} (trajectory-certified, K={Kp})"] = float(dist.max() / D)
+    # F-lin with a target behind the start (uphill): GD runs away from it for the whole certified horizon
+    for m0, mt in _FLIN_UPHILL:
+        dist, D, info = _flin_uphill(m0, mt)
+        far = float(dist.max())  # the bound is uniform in k <= K: its largest distance stands for all
+        lhs.append(far); rhs.append(constant * D)
+        sharp_l.append(far); sharp_r.append(sharp_constant * D)
+        rows[f"F-lin uphill m0={m0:g} -> target margin {mt:g} (H={info['H']}, K={info['K']})"] = float(dist.max() / D)
+    fams = ["F-rand certified: T = d = 2, n = 8, D in {0.15, 0.2}, a downhill and an uphill target, H from (74), "
+            "eta and K from (73)",
+            _RUNS_FAMILY + ", targets whose trajectory satisfies the induction's head condition and (73)",
+            "F-lin certified, uphill target (T = 4, d = 2, exact H-reduction): (m0, target margin) in "
+            f"{{{', '.join(f'({a:g}, {b:g})' for a, b in _FLIN_UPHILL)}}}, H from (74) (10^9-10^10), eta and K "
+            "from (73) (K up to 5e4): GD moves away from the target for all K steps, max_k ||theta_k - theta|| / D "
+            f"= {', '.join(f'{r:.3f}' for k, r in rows.items() if k.startswith('F-lin'))}"]
     check_bound(sharp_l, sharp_r, "iterates-norm bound with the sharper constant sqrt(13/3)", seed=seed,
-                check="sharper-constant", no_search=_ALONG_GD + "; the instances are certified runs")
+                check="sharper-constant", no_search=_ALONG_GD + "; the instances are certified runs",
+                families=fams, extra={"max_dist_over_D": rows})
     return check_bound(lhs, rhs, "iterates stay within constant * ||theta - theta_0|| of the target",
                        seed=seed, extra={"max_dist_over_D": rows},
-                       no_search=_ALONG_GD + "; the instances are certified runs")
+                       no_search=_ALONG_GD + "; the instances are certified runs", families=fams)
 
 
 @claim_check("deora-thm-1", "certified-smoke")
@@ -303,6 +358,10 @@ def check_thm1_certified(regret_coef: float = 1.25, iterate_constant: float = 3.
                               "vacuous": bool(bound >= Ls[0]), "H": inst["H"], "eta": inst["eta"], "K": K}
     return check_bound(lhs, rhs, "Theorem 3 conclusions on certified instances", seed=seed,
                        atol=1e-15, extra={"instances": rows},
+                       families=["F-rand certified: T = d = 2, n = 8, D in {0.15, 0.2}, a downhill and an uphill "
+                                 "target, smallest H of the head condition, largest eta, K from (73): L(theta_K) <= "
+                                 "average (ratio ~1 once the loss flattens), average <= the regret bound (vacuous "
+                                 "at these sizes), distances against 4D and 3D"],
                        no_search=_ALONG_GD + "; each run is certified (H, eta, K from the theorem)")
 
 
@@ -375,6 +434,10 @@ def check_thm1_flin(regret_coef: float = 1.25, *,
         raise RuntimeError(f"an F-lin instance is vacuous: {rows}")
     return check_bound(lhs, rhs, "Theorem 3 on F-lin at the certified H (exact reduction), non-vacuous",
                        seed=seed, atol=1e-15, extra={"instances": rows},
+                       families=["F-lin certified (T = 4, d = 2, exact H-reduction), (target margin, m0) in "
+                                 f"{{{', '.join(str(p) for p in pick(((2.0, 0.0), (2.0, -1.0)), ((2.0, 0.0), (3.0, 0.0), (2.0, -1.0))))}}}, "
+                                 "horizons K' in {1, 10, 100, 1000, K}: L(theta_K') <= average is an equality at "
+                                 "K' = 1 (ratio 1)"],
                        no_search="asserted along the GD trajectories of two certified F-lin instances "
                        "(through the exact one-dimensional reduction); the trajectory is the instance, and "
                        "the certified H, eta, K are determined by the target margin")
@@ -407,7 +470,12 @@ def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed
     lhs += l_.tolist()
     rhs += r_.tolist()
     return check_bound(lhs, rhs, "beta2(Theta_k) <= rho_eta(theta) <= rho(theta) on a random grid "
-                       "and searched tuples", seed=seed, rtol=1e-12, search=res)
+                       "and searched tuples", seed=seed, rtol=1e-12, search=res,
+                       families=[f"{pick(3000, 100000)} random tuples: T, d in 10^U(0, 3), R in 10^U(0, 1), D, B in "
+                                 "10^U(-3, 3), H in 10^U(0, 12), eta in 10^U(-8, 0)",
+                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (R, D, B, H, eta), sizes "
+                                 "(T, d) from (1, 1): at eta = 1 and T = R = 1 the two brackets of a_eta and a coincide, "
+                                 "so rho_eta = rho (ratio exactly 1)"])
 
 
 def _thm1_sides(size: tuple[int, int], z: np.ndarray, a_fn: Callable[..., float]) -> tuple[np.ndarray, np.ndarray]:
@@ -608,7 +676,12 @@ def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
         lhs += l_
         rhs += r_
     return check_bound(lhs, rhs, "F-lin witnesses of Assumption 2 (i)-(iii), non-increasing envelopes",
-                       seed=seed, atol=1e-12, rtol=1e-9, search=res)
+                       seed=seed, atol=1e-12, rtol=1e-9, search=res,
+                       families=[f"F-lin (T = 4, d = 2, H = 3, m0 = -1), {pick(15, 60)} values of eps in "
+                                 "[1e-4, 10^0.5]: the closest point with L <= eps attains (i) and (ii) (ratio 1)",
+                                 "consecutive differences of the envelopes g0, g (non-increasing: 0 <= 0)",
+                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (eps, m0), sizes (T, H) "
+                                 "from (1, 1)"])
 
 
 @claim_check("deora-cor-3", "formula-implication")
@@ -644,7 +717,14 @@ def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
     lhs += l_.tolist()
     rhs += r_.tolist()
     return check_bound(lhs, rhs, "Corollary 3's hypotheses imply the monotone Theorem 3's", seed=seed,
-                       rtol=1e-12, search=res)
+                       rtol=1e-12, search=res,
+                       families=[f"{pick(3000, 100000)} random admissible tuples: T, d in 10^U(0, 2.5), R in "
+                                 "10^U(0, 0.7), K in 10^U(0, 6), g0(1) in 10^U(-2, 1), g(1/K) in 10^U(-2, 1.5), "
+                                 "L(theta_0) in 10^U(-2, 1), H and eta within a factor 10 of their extremes",
+                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over the 10 free "
+                                 "parameters, sizes (T, d) from (1, 1): at H = H_min and eta = eta_max the head condition "
+                                 "and eta rho <= 1 hold with equality (ratio 1); there eta K L(theta) and eta L(theta_0) "
+                                 "are far below D_bar^2"])
 
 
 def _cor3_sides(size: tuple[int, int], z: np.ndarray, inner: float) -> tuple[np.ndarray, np.ndarray]:

@@ -134,7 +134,14 @@ def check_e1_scipy(*, gamma: Callable[[np.ndarray, np.ndarray], float] = bm.lemm
     adv = list(res.per_size.values())
     check_bound(rand_closed + solver_closed + adv, rand_lo + solver_lo + [1.0] * len(adv),
                 "no random feasible point, SLSQP run or adversarial point goes below gamma^3/eps^2 (Hoelder)",
-                rtol=1e-9, seed=seed, check="hoelder-random", search=res)
+                rtol=1e-9, seed=seed, check="hoelder-random", search=res,
+                families=[f"{pick(20, 400)} random (C, beta), n in 1..20, entries log-uniform on [1e-2, 1e2], eps in "
+                          "10^U(-2, 1): 500 Dirichlet(1/2) feasible allocations each",
+                          "the SLSQP minimum of each (2 random feasible starts): attains gamma^3/eps^2 (ratio 1 to "
+                          "solver accuracy)",
+                          "adversarial L-BFGS + Nelder-Mead over (C, beta, allocation), n in "
+                          f"{{{', '.join(map(str, pick((1, 2, 4), (1, 2, 4, 8, 16))))}}} (n = 1: every feasible "
+                          "point is the optimum, ratio 1)"])
     return check_identity(numeric, closed, "SLSQP minimum = gamma^3/eps^2", rtol=1e-6, seed=seed,
                           extra={"max_rel_gap": float(np.max(np.abs(np.array(numeric) / closed - 1)))})
 
@@ -250,6 +257,13 @@ def check_e2_unit_rows(*, c_delta: float = 1.0, c_delta_qk: float = 4.0, c_qk: f
     rhs.append(float(lemma_e2_rhs(t, 1.0, c_delta=c_delta, c_delta_qk=c_delta_qk, c_qk=c_qk)))
     return check_bound(lhs, rhs, "Lemma E.2 (printed constants) with unit-norm rows", rtol=1e-9, seed=seed,
                        params={"c_delta": c_delta, "c_delta_qk": c_delta_qk, "c_qk": c_qk},
+                       families=["random layers and inputs (T in {2, 4, 8}, d, k in {2, 3}, identity / relu / tanh / "
+                                 "2 tanh, rows of norm <= rho in U(0.3, 1)), hat W = W + 10^U(-4, 0) noise, 9 draws "
+                                 "each: all perturbed, or only W_c, W_v, W_QK, or the input (W_QK = 0)",
+                                 "equality: W_QK = 0, identity W_v = W_c, sigma = id, every token shifted by the "
+                                 "same small vector (LHS = RHS)",
+                                 "adversarial L-BFGS + Nelder-Mead over both layers and both inputs, sizes "
+                                 "(T, d, k, sigma) from (1, 1, 1, identity), rho per size"],
                        extra={"adversarial_best_ratio": res.best_value if res is not None else None},
                        search=res, no_search=None if res is not None else _NO_ADVERSARY)
 
@@ -274,6 +288,11 @@ def check_e2_general_radius(*, rho_power: float = 2.0, seed: int = 32, n_random:
         rhs.append(float(lemma_e2_rhs(t, 1.0, rho=max(1.0, Bx), rho_power=rho_power)))
     return check_bound(lhs, rhs, "Lemma E.2 with rows of norm <= rho and factor max(1, rho)^2", rtol=1e-9,
                        seed=seed, params={"rho_power": rho_power},
+                       families=["random layers and inputs as for unit-rows, rho in {0.5, 1.5, 2, 4}",
+                                 "the two-token layer-1 construction (tokens +-Bx u, hat W_QK = -eta u u^T, "
+                                 "eta = 1e-3/Bx^3), Bx in {0.5, 1, 1.5, 2, 4}",
+                                 "adversarial L-BFGS + Nelder-Mead over both layers and both inputs, sizes "
+                                 "(T, d, k, sigma) from (1, 1, 1, identity), rho in {4, 2, 1.5, 0.5, 2, 4}"],
                        extra={"adversarial_best_ratio": res.best_value if res is not None else None},
                        search=res, no_search=None if res is not None else _NO_ADVERSARY)
 
@@ -346,6 +365,11 @@ def check_e3_readout(*, second_term: float = 1.0, seed: int = 33) -> CheckRecord
     rhs.append(float(torch.linalg.vector_norm(a - ah) + second_term * torch.abs((w - wh) @ ah)))
     return check_bound(lhs, rhs, "Lemma E.3 read-out perturbation", rtol=1e-12, seed=seed,
                        params={"second_term": second_term},
+                       families=[f"{pick(60, 600)} random perturbed blocks (T in 2..5, d, k in 2..4, L in {{1, 2}}, "
+                                 "B_qk = 2), perturbations 10^U(-3, 0) on every matrix and on w",
+                                 "adversarial L-BFGS + Nelder-Mead over (w, hat w, a, hat a), d in {1, 2, 4}",
+                                 "a constructed instance: a - hat a = 0.5 w parallel to w (the first term attained), hat w = w + "
+                                 "0.1 e_1 against it (ratio 0.923); equality (ratio 1) when both terms have one sign"],
                        extra={"adversarial_best_ratio": res.best_value}, search=res)
 
 
@@ -445,6 +469,12 @@ def check_eq_e2_unrolled(*, c_qk: float = 2.0, alpha_qk: float = 4.0, seed: int 
         rhs.extend([1.0] * len(res.per_size))
     return check_bound(lhs, rhs, "unrolled error bound eps_w + B_w sum alpha_i (...)", rtol=1e-9, seed=seed,
                        params={"c_qk": c_qk, "alpha_qk": alpha_qk},
+                       families=[f"{pick(30, 300)} random networks (L in 1..3, d, k in 2..4, T in {{2, 4, 8}}, relu / "
+                                 "tanh / identity, spectral norms U(0.3, 2.5), 3 samples with rows of norm <= "
+                                 "U(0.3, 1)), perturbation 10^U(-4, 0) of everything or of only w, one W_c, W_v or "
+                                 "W_QK",
+                                 "adversarial L-BFGS + Nelder-Mead over all weights and the input (rows in the unit "
+                                 "ball), sizes (L, d, k, T, sigma) from (1, 1, 1, 1, tanh)"],
                        extra={"adversarial_best_ratio": res.best_value if res is not None else None},
                        search=res, no_search=None if res is not None else _NO_ADVERSARY)
 
@@ -532,6 +562,75 @@ def _thm42_allocation(L: int, d: int, k: int, B: float, target: float) -> tuple[
     pairs = bm.thm42_proof_pairs(C1, C1, L, 1.0, B, B, B, B)
     alloc = bm.lemma_e1_allocation([c for _, c, _ in pairs], [b for _, _, b in pairs], target)
     return C1, pairs, dict(zip([n for n, _, _ in pairs], (float(a) for a in alloc)))
+
+
+def _deep_hole(shape: tuple[int, int], B: float) -> np.ndarray:
+    """``(B/2)(E_11 + E_12)`` (or ``(B/2)(E_11 + E_21)`` for a single column): the K = 1 deep hole of the
+    flattened Maurey cover.  With one greedy step the candidates are ``0`` and the atoms ``+-B E_ij``; for
+    ``s = ||W||_F^2`` the errors are ``s`` and at best ``s - 2 B max|W_ij| + B^2 >= B^2 - s`` (as
+    ``s <= B max|W_ij|`` on the ball), so no point is farther than ``B/sqrt 2`` from its cover element,
+    and this one is exactly that far (both errors equal ``B^2/2``; the difference has rank one, so its
+    spectral norm is its Frobenius norm)."""
+    M = np.zeros(shape)
+    M[0, 0] = B / 2
+    M[(0, 1) if shape[1] >= 2 else (1, 0)] = B / 2
+    return M
+
+
+def _thm42_tight_instances(eps_factor: float, cover_coarsening: float, certificate_factor: float,
+                           B: float, d: int, k: int) -> dict[str, Any]:
+    """The families where the parts of :func:`check_thm42_composite_cover` are tight or attained.
+
+    *Read-out equality* (part ``composite-cover-realised``, ratio exactly 1): every layer matrix a
+    vertex or zero (``W_QK = 0``, ``W_v = B E_11``, ``W_c = B E_11``), which the greedy cover
+    reproduces exactly (``sup_err = 0``), so the certificate is ``beta_w sup_err_w = ||w - hat w||``
+    (``beta_w = 1``); ``w = (t B, 0)`` errs only along ``e_1``; with ReLU, ``B = 1`` and every token
+    ``e_1`` each layer maps the all-``e_1`` input to itself, so the [CLS] output is the unit vector
+    ``e_1`` and ``|w^T g - hat w^T g| = ||w - hat w||``.  ``L in {1, 2}``, ``t in {0.3, 0.7}``,
+    ``eps in {0.6, 1.2}``.
+
+    *All-deep-hole network* (parts ``composite-cover-per-matrix`` and the main record): ``L = 1``,
+    every matrix :func:`_deep_hole` and ``eps`` the smallest at which every Lemma E.1 resolution is at
+    least ``B`` (so every ``K_j = 1``).  The smallest resolution, ``W_QK``'s (its ``beta`` is twice
+    the others'), is ``B``: ratio ``1/sqrt 2``; the others are ``2^(1/3) B`` (the allocation goes like
+    ``beta^(-1/3)`` when the class constants are equal), ratio ``2^(-1/3)/sqrt 2``; the certificate
+    over ``eps`` is their ``beta``-weighted mean, ``0.612``.
+    """
+    out: dict[str, Any] = {"real_l": [], "real_r": [], "per_l": [], "per_r": [], "cert": [], "eps": [],
+                           "per_ratio": {}}
+    e1 = torch.zeros(3, d, dtype=torch.float64)
+    e1[:, 0] = 1.0
+    for L in (1, 2):
+        for eps in (0.6, 1.2):
+            _, pairs, alloc = _thm42_allocation(L, d, k, B, eps * eps_factor)
+            names, betas = [n for n, _, _ in pairs], {n: b for n, _, b in pairs}
+            Wqk, Wv, Wc = np.zeros((d, d)), np.zeros((d, k)), np.zeros((k, d))
+            Wv[0, 0] = Wc[0, 0] = B
+            layers = [tm.Layer(*[torch.as_tensor(M) for M in (Wqk, Wv, Wc)]) for _ in range(L)]
+            for t in (0.3, 0.7):
+                w = np.zeros(d)
+                w[0] = t * B
+                hat, w_hat, _, sup_err = composite_cover(layers, w, B, {n: cover_coarsening * alloc[n] for n in names},
+                                                         {n: 1.0 for n in names})
+                cert = sum(betas[n] * sup_err[n] for n in names)
+                diff = (tm.scalar_output(layers, torch.as_tensor(w), e1, "relu")
+                        - tm.scalar_output(hat, torch.as_tensor(w_hat), e1, "relu"))
+                out["real_l"].append(float(torch.abs(diff)))
+                out["real_r"].append(certificate_factor * cert)
+    _, _, a1 = _thm42_allocation(1, d, k, B, 1.0)
+    eps = B / min(a1.values()) * (1 + 1e-9) / eps_factor  # every resolution >= B: K_j = 1
+    _, pairs, alloc = _thm42_allocation(1, d, k, B, eps * eps_factor)
+    names, betas = [n for n, _, _ in pairs], {n: b for n, _, b in pairs}
+    layers = [tm.Layer(*[torch.as_tensor(_deep_hole(s, B)) for s in ((d, d), (d, k), (k, d))])]
+    _, _, _, sup_err = composite_cover(layers, _deep_hole((1, d), B)[0], B,
+                                       {n: cover_coarsening * alloc[n] for n in names}, {n: 1.0 for n in names})
+    for n in names:
+        out["per_l"].append(sup_err[n])
+        out["per_r"].append(strictly_below(alloc[n]))
+        out["per_ratio"][n] = sup_err[n] / alloc[n]
+    out["cert"].append(sum(betas[n] * sup_err[n] for n in names))
+    out["eps"].append(strictly_below(eps))
+    return out
 
 
 @claim_check("trauger-thm-4-2", "composite-cover",
@@ -647,20 +746,60 @@ def check_thm42_composite_cover(*, eps_factor: float = 1.0, cover_coarsening: fl
                                    restarts=pick(3, 10), steps=pick(20, 100), seed=seed)
     sizes += list(res_size.per_size.values())
     size_rhs += [1.0] * len(res_size.per_size)
+    # the families where the parts are tight (see _thm42_tight_instances)
+    tight = _thm42_tight_instances(eps_factor, cover_coarsening, certificate_factor, B, d, k)
+    real_trials = float(max(x / y for x, y in zip(realised, real_rhs) if y > 0))  # random + searched inputs
+    realised += tight["real_l"]
+    real_rhs += tight["real_r"]
+    per += tight["per_l"]
+    per_rhs += tight["per_r"]
+    certified += tight["cert"]
+    eps_list += tight["eps"]
+    trials = (f"{pick(6, 40)} random networks (L in {{1, 2}}, d = k = 2, matrices in 0.5..1 of the (1,1) ball of "
+              "B = 1, relu / tanh), eps in U(0.6, 1.2), Lemma E.1 resolutions")
+    deep = ("all-deep-hole network: L = 1, every matrix (B/2)(E_11 + E_12), eps the smallest with every K_j = 1: "
+            f"W_QK's resolution B, ratio {tight['per_ratio']['W_QK^(1)']:.4f} (1/sqrt 2, the largest sup error "
+            "over resolution of any K = 1 cover: min(s, B^2 - s) <= B^2/2 for s = ||W||_F^2), the other classes "
+            f"at 2^(1/3) B, ratio {tight['per_ratio']['w']:.4f}")
     check_bound(per, per_rhs, "each Maurey cover element is within eps_j on its whole input ball", seed=seed,
                 check="composite-cover-per-matrix", params={"eps_factor": eps_factor,
-                                                            "cover_coarsening": cover_coarsening}, search=res_mat)
+                                                            "cover_coarsening": cover_coarsening}, search=res_mat,
+                families=[trials + ": every matrix's exact sup error (spectral norm) against its resolution",
+                          "adversarial L-BFGS + Nelder-Mead over the matrix of each class at its resolution for "
+                          f"eps = {eps_adv:g}, sizes (rows, columns, resolution) from (1, 1, eps_w)", deep,
+                          "above K = 1 no sup is proved: a random search over points of R^n (n <= 8, outside the "
+                          "check) found greedy error x sqrt(K)/B of at most 0.69, 0.67, 0.66, 0.61 for K = 2, 3, 4, "
+                          "6, below the 1/sqrt 2 of K = 1"],
+                extra={"deep_hole_ratio_by_class": tight["per_ratio"]})
     check_bound(realised, real_rhs, "realised |g - hat g| <= certified sum_j beta_j sup_err_j (unrolled bound)",
                 seed=seed, check="composite-cover-realised", params={"eps_factor": eps_factor,
                                                                      "certificate_factor": certificate_factor},
-                search=res_in)
+                search=res_in, extra={"worst_ratio_trial_networks": real_trials},
+                families=[trials + f": {pick(8, 40)} random inputs each (T in {{3, 6}}, rows of norm 0.2..1)",
+                          "adversarial L-BFGS + Nelder-Mead over the inputs (rows projected on the unit ball) for "
+                          "each trial network, sizes (trial, T) from (0, 1)",
+                          "read-out equality (ratio exactly 1): W_QK = 0, W_v = W_c = B E_11 (exactly covered), "
+                          "w = (t B, 0) with t in {0.3, 0.7}, every token e_1, relu, L in {1, 2}, eps in {0.6, 1.2}: "
+                          "the [CLS] output is e_1, so |g - hat g| = ||w - hat w|| = the certificate",
+                          f"on the trial networks (random and searched inputs) the ratio is at most {real_trials:.3g}"])
     check_bound(sizes, size_rhs, "log-size of the product of Maurey covers <= gamma_pf^3/eps^2 + ceilings",
-                seed=seed, check="composite-cover-size", params={"eps_factor": eps_factor}, search=res_size)
+                seed=seed, check="composite-cover-size", params={"eps_factor": eps_factor}, search=res_size,
+                families=[trials + ": the log-size sum_j log binom(2 n_j + K_j, K_j) of each",
+                          "adversarial L-BFGS + Nelder-Mead over log eps in [-3, 3], sizes (L, d, k) from "
+                          "(1, 1, 1)"])
     return check_bound(certified, eps_list, "certified error sum_j beta_j sup_err_j < eps", seed=seed,
                        params={"eps_factor": eps_factor},
                        extra={"adversarial_worst_error_over_eps": adv_best,
+                              "realised_over_certificate_trial_networks": real_trials,
                               "worst_certified_over_eps": float(np.max(np.array(certified) / np.array(eps_list)))},
-                       search=res_mat)
+                       search=res_mat,
+                       families=[trials,
+                                 "the certificate of the adversarial worst matrix of each class (L = 1, "
+                                 f"eps = {eps_adv:g}): sum_j beta_j (searched sup_err_j / eps_j) eps_j",
+                                 deep + f"; certificate / eps {tight['cert'][0] / tight['eps'][0]:.4f}, the "
+                                 "beta-weighted mean of the per-class ratios (the class constants are equal and W_QK's "
+                                 "beta is twice the others', so its resolution is 2^(-1/3) of theirs and only it sits at "
+                                 "its K = 1 threshold)"])
 
 
 @claim_check("trauger-cor-4-2-1", "class-constants")
@@ -738,11 +877,31 @@ def check_cor421_order(*, constant: float = 1000.0,
                          L=int(rng.integers(1, 7)), L_sigma=float(rng.choice([1.0, 2.0])),
                          B_c2=float(10 ** rng.uniform(-1, 1)), B_v2=float(10 ** rng.uniform(-1, 1)),
                          B_qk2=float(10 ** rng.uniform(-3, 1))))
-    check_bound([bm.cor421_proof_constant(**g) for g in grid], [corrected_form(**g) for g in grid],
+    # where the form is attained: gamma_pf is a sum of 1 + 3L terms C_j^(1/3) beta_j^(2/3), each at most
+    # C_max^(1/3) (max(1, B_w) P M^(L-1))^(2/3), and 64 L^3 >= (1 + 3L)^3; with Bx = L_s = B_w = B_c2 = 1,
+    # B_v2 = 1/2 and B_qk2 = 1/4 every C_j is C_max, every beta_j is 1 = P and M = 1, so the ratio is
+    # ((1 + 3L)/(4L))^3: exactly 1 at L = 1, the 64 L^3 loose for L >= 2 (0.670 at L = 2, -> 27/64)
+    n_grid = len(grid)
+    equal = [dict(d=d_, k=k_, B=1.0, Bx=1.0, B_w=1.0, L=L, L_sigma=1.0, B_c2=1.0, B_v2=0.5, B_qk2=0.25)
+             for L in range(1, 7) for d_, k_ in ((2, 2), (16, 8))]
+    grid += equal
+    lhs_c, rhs_c = [bm.cor421_proof_constant(**g) for g in grid], [corrected_form(**g) for g in grid]
+    equal_ratio = {f"L={g['L']}": lhs_c[n_grid + i] / rhs_c[n_grid + i] for i, g in enumerate(equal) if g["d"] == 2}
+    check_bound(lhs_c, rhs_c,
                 "exact Cor. 4.2.1 proof constant <= corrected order-of-magnitude form (grid and random regimes)",
-                rtol=1e-12, seed=seed, check="corrected-upper-bound",
+                rtol=1e-12, seed=seed, check="corrected-upper-bound", extra={"equal_terms_ratio": equal_ratio},
+                families=["grid: d = 16, k = 8, L = 1..6, B_qk2 in {1e-3, 0.1, 1, 3}, Bx in {0.5, 1, 2}, other norms 1",
+                          f"{pick(100, 1000)} random regimes: d, k in 1..99, B, Bx, B_w, B_c2, B_v2 in 10^U(-1, 1), "
+                          "L in 1..6, L_sigma in {1, 2}, B_qk2 in 10^U(-3, 1)",
+                          "equal terms: Bx = L_s = B_w = B_c2 = 1, B_v2 = 1/2, B_qk2 = 1/4 (every C_j = C_max, "
+                          "beta_j = P = M = 1), (d, k) in {(2, 2), (16, 8)}, L = 1..6: ratio ((1 + 3L)/(4L))^3, "
+                          "exactly 1 at L = 1",
+                          "loose by design for L >= 2: the form's 64 L^3 bounds the (1 + 3L)^3 of the 1 + 3L "
+                          "terms (ratio at most ((1 + 3L)/(4L))^3 -> 27/64), and alpha_i = M^(L-i) < M^(L-1) "
+                          "below the first layer when M > 1"],
                 no_search="the corrected form is a closed-form upper bound proved term by term; the grid "
-                          "and random regimes exercise every max(1, .) branch")
+                          "and random regimes exercise every max(1, .) branch, and the equal-terms family "
+                          "attains it")
     inst = {"sequence": seq}
     x = 1.0 / qs
     # the constant the form needs along the sequence (with constant 1), and its growth, for each exponent
