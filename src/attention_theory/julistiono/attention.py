@@ -390,14 +390,32 @@ E1_PS = (1.75, 2.0, 3.0)
 E1_STEPS = {1.75: 1500, 2.0: 2000, 3.0: 20000}
 
 
+#: The E1 data sets: ``"authors"`` draws them as the authors' public generator does
+#: (:func:`~attention_theory.julistiono.model.authors_synthetic_dataset`, the default);
+#: ``"book-v1"`` is the book's earlier reconstruction
+#: (:func:`~attention_theory.julistiono.model.synthetic_dataset`), kept for comparison.
+E1_DATA = {"authors": mj.authors_synthetic_dataset, "book-v1": mj.synthetic_dataset}
+
+
+def e1_dataset(seed: int, data: str = "authors") -> dict[str, np.ndarray]:
+    """The E1 data set of ``seed`` (``n=6, T=8, d=10``) drawn by the generator ``data`` (a key of
+    :data:`E1_DATA`)."""
+    if not isinstance(data, str) or data not in E1_DATA:
+        raise ValueError(f"data must be one of {tuple(E1_DATA)}, got {data!r}")
+    return E1_DATA[data](seed)
+
+
 @cached_per_scale(maxsize=8)
 def e1_run(seeds: tuple[int, ...], p: float, stable: bool = True, record_every: int = 50,
-           steps: int | None = None, eta: float = 0.1) -> dict[str, Any]:
-    """Normalized l_p-AttGD on the E1 data sets ``seeds`` (one batch), ``W(0)`` entries ``N(0, 1)``;
-    ``alpha`` = argmax attention at the end; ``l_q``-AttSVM for ``q in E1_PS``; ``D_psi`` (MD's ``p``)
-    between each SVM direction and every recorded iterate.  Returns arrays over seeds."""
-    data = [mj.synthetic_dataset(s) for s in seeds]
-    X, z, Y, v = (np.stack([dd[k] for dd in data]) for k in ("X", "z", "Y", "v"))
+           steps: int | None = None, eta: float = 0.1, data: str = "authors") -> dict[str, Any]:
+    """Normalized l_p-AttGD on the E1 data sets ``seeds`` (one batch), ``W(0)`` entries ``N(0, 1)``
+    (``np.random.default_rng(10_000 + seed)``: the authors' ``W(0)`` comes from an unseeded global
+    generator and cannot be reproduced); ``alpha`` = argmax attention at the end; ``l_q``-AttSVM for
+    ``q in E1_PS``; ``D_psi`` (MD's ``p``) between each SVM direction and every recorded iterate.
+    ``data`` picks the generator of the data sets (:data:`E1_DATA`: the authors' by default, or
+    ``"book-v1"``).  Returns arrays over seeds."""
+    sets = [e1_dataset(s, data) for s in seeds]
+    X, z, Y, v = (np.stack([dd[k] for dd in sets]) for k in ("X", "z", "Y", "v"))
     W0 = np.stack([np.random.default_rng(10_000 + s).standard_normal((10, 10)) for s in seeds])
     K = E1_STEPS[p] if steps is None else steps
     tr = lp_attgd(W0, X, z, Y, v, p=p, eta=eta, steps=K, normalized=True, stable=stable,

@@ -2,18 +2,22 @@
 
 * E1: directional convergence of normalized l_p-AttGD to the l_q-AttSVM, ``p, q in {1.75, 2, 3}``
   (n=6, T=8, d=10, eta=0.1, K = 1500/2000/20000, seeds 1..S), Bregman distance vs iteration,
-  softmax saturation, learned ``W`` per ``p`` (implicit bias).
+  softmax saturation, learned ``W`` per ``p`` (implicit bias).  The data sets are drawn as the
+  authors' public generator draws them (part ``e1``); part ``e1-book-v1`` reruns E1 on the book's
+  earlier reconstruction of the generator, for comparison.
 * E2: joint ``(W, v)`` training on the paper's two-sample example.
 * E3/E4 **stand-ins** (IMDb and CIFAR-100 are not reachable offline): a planted-sentiment-token
   sequence task trained with l_p-MD on the attention model, and a tiny ViT on synthetic 8x8 shapes,
   l_{1.1}-MD vs Adam vs GD.  They exercise the optimiser and the sparsity metrics only.
 
 ``python -m attention_theory run julistiono experiments --scale {smoke,full}``
-writes ``e1.json``, ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with provenance.
+writes ``e1.json``, ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with provenance
+(``--parts e1-book-v1`` writes ``e1-book-v1.json``).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -44,14 +48,15 @@ def sparsity(w: Any, rel: float = 1e-2) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _e1_block(p: float, seeds: tuple[int, ...], *, record_every: int = 50, steps: int | None = None
-              ) -> dict[str, Any]:
-    """E1 at MD's ``p`` on the data sets ``seeds`` (trained as one batch; each seed's numbers do
-    not depend on the others in the batch): the per-seed quantities that :func:`_e1_summary`
-    reduces, as JSON-ready arrays with the seed last (curves: ``(records, seeds)``)."""
+def _e1_block(p: float, seeds: tuple[int, ...], *, record_every: int = 50, steps: int | None = None,
+              data: str = "authors") -> dict[str, Any]:
+    """E1 at MD's ``p`` on the data sets ``seeds`` drawn by the generator ``data`` (trained as one
+    batch; each seed's numbers do not depend on the others in the batch): the per-seed quantities
+    that :func:`_e1_summary` reduces, as JSON-ready arrays with the seed last (curves:
+    ``(records, seeds)``)."""
     from attention_theory.julistiono.attention import e1_run
 
-    r = e1_run(tuple(seeds), p, True, record_every, steps=steps)
+    r = e1_run(tuple(seeds), p, True, record_every, steps=steps, data=data)
     return {"seeds": list(seeds), "steps": r["steps"], "max_prob": r["max_prob"], "losses": r["losses"],
             "norms": r["norms"], "sparsity_final": [sparsity(W) for W in r["final"]],
             "alpha": [a.tolist() for a in r["alpha"]],
@@ -84,11 +89,13 @@ def _e1_summary(blocks: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_e1(n_seeds: int, *, record_every: int = 50) -> dict[str, Any]:
+def run_e1(n_seeds: int, *, record_every: int = 50, data: str = "authors") -> dict[str, Any]:
     """E1 over seeds ``1..n_seeds`` in this process: summary curves (median/quartiles over seeds)
-    per (p, q). ``run julistiono experiments --parts e1`` computes the same in seed blocks."""
+    per (p, q), on the data sets of the generator ``data`` (``"authors"`` or ``"book-v1"``, see
+    :data:`attention_theory.julistiono.attention.E1_DATA`). ``run julistiono experiments --parts e1``
+    (``e1-book-v1``) computes the same in seed blocks."""
     seeds = tuple(range(1, n_seeds + 1))
-    blocks = {p: json_data(_e1_block(p, seeds, record_every=record_every)) for p in E1_PS}
+    blocks = {p: json_data(_e1_block(p, seeds, record_every=record_every, data=data)) for p in E1_PS}
     return {"seeds": list(seeds), "runs": {str(p): _e1_summary([blocks[p]]) for p in E1_PS}}
 
 
@@ -107,17 +114,31 @@ def _e1_plan(ctx: RunContext) -> list[tuple[str, Any]]:
             for label in [f"p-{p:g}-seeds-{b[0]}-{b[-1]}"]]
 
 
-def _e1_shard(ctx: RunContext, spec: tuple[str, float, tuple[int, ...]]) -> dict[str, Any]:
+#: E1's parts: the part name -> the generator of its data sets (a key of ``attention.E1_DATA``)
+E1_PARTS = {"e1": "authors", "e1-book-v1": "book-v1"}
+_E1_DATA_NOTE = {
+    "authors": "the authors' generator (AttentionMD synthetic-data/tools/generate_data.py at ff5fdf5: one "
+               "torch.Generator seeded with the seed draws v, the label signs, X, Z in float32, in that "
+               "order; v, tokens and queries l2-normalised in float32, then cast to float64)",
+    "book-v1": "the book's earlier reconstruction (numpy default_rng(seed): X, z, v unit-normalised "
+               "Gaussians, Y signs of Gaussians)",
+}
+_E1_W0_NOTE = ("N(0, 1) entries from numpy default_rng(10000 + seed); the authors' W(0) (--std 1) comes from "
+               "the unseeded global torch generator and cannot be reproduced")
+
+
+def _e1_shard(ctx: RunContext, spec: tuple[str, float, tuple[int, ...]], data: str = "authors") -> dict[str, Any]:
     """One E1 shard (a value of ``p`` and a block of seeds), kept in its shard folder."""
     label, p, seeds = spec
-    return shard_output(ctx, "e1", label, {"p": p, "seeds": list(seeds), "record_every": 50},
-                        lambda: _e1_block(p, seeds))
+    part = {v: k for k, v in E1_PARTS.items()}[data]
+    return shard_output(ctx, part, label, {"p": p, "seeds": list(seeds), "record_every": 50, "data": data},
+                        lambda: _e1_block(p, seeds, data=data))
 
 
-def _e1_merge(ctx: RunContext, outputs: list[dict[str, Any]]) -> PartResult:
+def _e1_merge(ctx: RunContext, outputs: list[dict[str, Any]], data: str = "authors") -> PartResult:
     seeds = _e1_seeds(ctx.scale)
     cfg = {"n_seeds": len(seeds), "eta": 0.1, "ps": E1_PS, "steps": E_STEPS, "normalized": True,
-           "n": 6, "T": 8, "d": 10}
+           "n": 6, "T": 8, "d": 10, "data": data, "data_generator": _E1_DATA_NOTE[data], "W0": _E1_W0_NOTE}
     per_p = {p: [o for (_, (_, pp, _)), o in zip(_e1_plan(ctx), outputs) if pp == p] for p in E1_PS}
     return PartResult(cfg, {"seeds": list(seeds), "runs": {str(p): _e1_summary(per_p[p]) for p in E1_PS}})
 
@@ -286,7 +307,7 @@ def _e_part(name: str):
     return run
 
 
-_FILES = {"e1": "e1", "e2": "e2", "e3": "e3_standin", "e4": "e4_standin"}
+_FILES = {"e1": "e1", "e1-book-v1": "e1-book-v1", "e2": "e2", "e3": "e3_standin", "e4": "e4_standin"}
 
 def _filename(stem: str) -> Callable[[str], str]:
     return lambda scale: f"{stem}.json" if scale == "full" else f"{stem}-smoke.json"
@@ -296,10 +317,16 @@ EXPERIMENT = Experiment(
     paper="julistiono", name="experiments",
     description="Julistiono et al.: l_p-AttGD experiments E1-E4 (E3/E4 on offline stand-ins).",
     results="julistiono",
-    parts=(Part("e1", None, "convergence in direction to the l_p-AttSVM (shards: a value of p and a block of "
-                "seeds each)", filename=_filename(_FILES["e1"]), shards=Shards(_e1_plan, _e1_shard, _e1_merge)),
+    parts=(Part("e1", None, "convergence in direction to the l_p-AttSVM, on the authors' data sets (shards: a "
+                "value of p and a block of seeds each)", filename=_filename(_FILES["e1"]),
+                shards=Shards(_e1_plan, _e1_shard, _e1_merge)),
+           Part("e1-book-v1", None, "E1 on the book's earlier data sets (not run by default; for comparison)",
+                filename=_filename(_FILES["e1-book-v1"]),
+                shards=Shards(_e1_plan, functools.partial(_e1_shard, data="book-v1"),
+                              functools.partial(_e1_merge, data="book-v1"))),
            *(Part(k, _e_part(k), help_, filename=_filename(_FILES[k]))
              for k, help_ in (("e2", "norm growth and direction, joint (v, W)"),
                               ("e3", "stand-in for IMDb"),
                               ("e4", "stand-in for CIFAR-100")))),
+    default_parts=("e1", "e2", "e3", "e4"),
 )

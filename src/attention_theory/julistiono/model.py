@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from attention_theory._validate import as_array, check_int, check_seed
+from attention_theory._validate import as_array, check_int, check_seed, torch_generator
 
 __all__ = [
     "LOSSES",
@@ -48,6 +48,7 @@ __all__ = [
     "objective_torch",
     "make_gradient",
     "synthetic_dataset",
+    "authors_synthetic_dataset",
     "two_sample_example",
 ]
 
@@ -334,6 +335,40 @@ def synthetic_dataset(seed: int, n: int = 6, T: int = 8, d: int = 10) -> dict[st
     v = _unit_rows(rng.standard_normal(d))
     Y = np.where(rng.standard_normal(n) >= 0, 1.0, -1.0)
     return {"X": X, "z": z, "Y": Y, "v": v}
+
+
+def authors_synthetic_dataset(seed: int, n: int = 6, T: int = 8, d: int = 10) -> dict[str, np.ndarray]:
+    """The E1 data set drawn as the authors' public generator draws it (``synthetic-data/tools/
+    generate_data.py`` of aaronk2002/AttentionMD, commit ff5fdf5); this is an independent
+    implementation of the described procedure.
+
+    One CPU ``torch.Generator`` seeded with ``seed`` (``manual_seed(seed)`` exactly for
+    ``seed < 2**32``, see :func:`attention_theory._validate.torch_generator`) draws, in float32 and
+    in this order: the decoder ``v`` ``(d,)``; one Gaussian per sample whose sign gives the label
+    (``Y_i = +1`` if it is ``> 0``, else ``-1``); the tokens ``(n, T, d)``; the queries ``(n, d)``.
+    ``v``, every token and every query are then divided by their Euclidean norm in float32, and
+    the result is cast to float64 (the authors' scripts call ``.double()``).
+
+    Returns ``X (n, T, d)``, ``z (n, d)``, ``Y (n,)``, ``v (d,)`` (float64), the keys of
+    :func:`synthetic_dataset`. The authors' ``W(0)`` is not part of the data set: their scripts draw
+    it from the unseeded global torch generator, so it cannot be reproduced.
+    """
+    import torch
+
+    check_seed(seed)
+    n, T, d = check_int(n, "n"), check_int(T, "T", minimum=2), check_int(d, "d")
+    g = torch_generator(seed)
+    f32 = torch.float32
+    v = torch.randn(d, generator=g, dtype=f32)
+    sign = torch.randn(n, generator=g, dtype=f32)
+    X = torch.randn(n, T, d, generator=g, dtype=f32)
+    z = torch.randn(n, d, generator=g, dtype=f32)
+
+    def unit(a: torch.Tensor) -> np.ndarray:
+        return (a / torch.linalg.vector_norm(a, dim=-1, keepdim=True)).double().numpy()
+
+    Y = np.where(sign.numpy() > 0, 1.0, -1.0)
+    return {"X": unit(X), "z": unit(z), "Y": Y, "v": unit(v)}
 
 
 def two_sample_example() -> dict[str, np.ndarray]:
