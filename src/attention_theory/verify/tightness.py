@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -125,5 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = tightness_rows(records, below=args.below)
     except (TypeError, ValueError) as exc:
         ap.error(str(exc))
-    print(format_tightness(rows, below=args.below))
+    try:
+        print(format_tightness(rows, below=args.below))
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        sys.stdout = None
     return 0
