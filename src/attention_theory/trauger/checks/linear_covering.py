@@ -748,6 +748,22 @@ def _construction_size_vs_bound(size: Callable[..., float], bound: Callable[...,
                                  "continuous instance to search")
 
 
+
+def _packing_limit(rhs: Callable, paper_rhs: Callable, eps: float, supremum: float, family: str,
+                   lhs: list, r: list) -> list | None:
+    """The packing lower bound ``log(2k)`` against ``rhs(d=1, k, Bw=Bx=1, eps)`` along
+    ``k = 1 .. 2^40``: appended to ``lhs``/``r`` as instances, and returned as a limit sequence
+    tending to ``supremum`` when ``rhs`` is the paper's (a wrong right side, the negative control,
+    must fail the bound, not the limit's own validation)."""
+    ks = [1, 16, 1024, 2 ** 20, 2 ** 40]
+    lim_l = [math.log(2 * k) for k in ks]
+    lim_r = [rhs(1, k, 1.0, 1.0, eps) for k in ks]
+    lhs.extend(lim_l)
+    r.extend(lim_r)
+    if rhs is not paper_rhs:
+        return None
+    return [limit_sequence(family, "k -> infinity", ks, [a / b for a, b in zip(lim_l, lim_r)], supremum=supremum)]
+
 @claim_check("trauger-lemma-3-3", "packing-lower-bound", parts=("packing-distance",))
 def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33,
                       packing_distance: float = math.sqrt(2)) -> CheckRecord:
@@ -785,16 +801,8 @@ def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33,
     r.extend([1.0] * len(res.per_size))
     # the largest ratio: at eps = Bw Bx / sqrt 2 the RHS is 2 d log(2k + 1), so the ratio is
     # log(2k) / (2 log(2k + 1)) < 1/2, which tends to 1/2 as k -> infinity (whatever d)
-    ks = [1, 16, 1024, 2 ** 20, 2 ** 40]
-    lim_l = [math.log(2 * k) for k in ks]
-    lim_r = [rhs(1, k, 1.0, 1.0, 1 / math.sqrt(2)) for k in ks]
-    lhs.extend(lim_l)
-    r.extend(lim_r)
     family = "d = 1, eps = Bw Bx / sqrt 2 (the largest eps the packing allows), Bw = Bx = 1"
-    limits = None
-    if rhs is log_cover_bound_lemma33:  # the paper's right side: its supremum is 1/2
-        limits = [limit_sequence(family, "k -> infinity", ks, [a / b for a, b in zip(lim_l, lim_r)],
-                                 supremum=0.5)]
+    limits = _packing_limit(rhs, log_cover_bound_lemma33, 1 / math.sqrt(2), 0.5, family, lhs, r)
     return check_bound(lhs, r, "packing lower bound d log(2k) <= RHS for eps <= Bw Bx / sqrt 2", search=res,
                        limits=limits,
                        families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {1/sqrt 2, 0.5, "
@@ -1248,16 +1256,8 @@ def check_l36_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma36,
     r.extend([1.0] * len(res.per_size))
     # the largest ratio: at eps = Bw Bx / 2 the RHS is 4 log(2dk + 1), so the ratio is
     # log(2dk) / (4 log(2dk + 1)) < 1/4, which tends to 1/4 as dk -> infinity
-    ks = [1, 16, 1024, 2 ** 20, 2 ** 40]
-    lim_l = [math.log(2 * k) for k in ks]
-    lim_r = [rhs(1, k, 1.0, 1.0, 0.5) for k in ks]
-    lhs.extend(lim_l)
-    r.extend(lim_r)
     family = "d = 1, eps = Bw Bx / 2 (the largest eps the packing allows), Bw = Bx = 1"
-    limits = None
-    if rhs is log_cover_bound_lemma36:  # the paper's right side: its supremum is 1/4
-        limits = [limit_sequence(family, "k -> infinity", ks, [a / b for a, b in zip(lim_l, lim_r)],
-                                 supremum=0.25)]
+    limits = _packing_limit(rhs, log_cover_bound_lemma36, 0.5, 0.25, family, lhs, r)
     return check_bound(lhs, r, "packing lower bound log(2dk) <= RHS at eps <= Bw Bx / 2", search=res,
                        limits=limits,
                        families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {0.5, 0.25}",
