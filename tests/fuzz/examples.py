@@ -1218,3 +1218,10 @@ EXAMPLES["attention_theory.trauger.sparse_majority.training.BatchedEpochs"] = la
                        max_epochs=5, eval_every=5, checkpoint_every=5, dtype="float64"))
 ALLOWED["attention_theory.verify.contract.limit_sequence"] = {
     "family:string": "any phrase names the family of instances", "parameter:string": "any phrase names the parameter"}
+_E1_RUNS_TOY = {p: {"curves": {q: {"final": [1e-3 if q == p else 1e-1, 2e-3 if q == p else 2e-1]}
+                               for q in ("2.0", "3.0")},
+                    "max_prob_median": [0.5, 0.995], "steps": [0, 50]} for p in ("2.0", "3.0")}
+EXAMPLES["attention_theory.julistiono.experiments.e1_conclusions"] = lambda: dict(runs=_E1_RUNS_TOY, small=2e-2)
+EXAMPLES["attention_theory.julistiono.experiments.e1_conclusions_changed"] = lambda: dict(
+    a={"2.0": {"closest_q": "2.0", "own_closest": 1.0, "own_small": 1.0, "step_099": 50}},
+    b={"2.0": {"closest_q": "3.0", "own_closest": 0.5, "own_small": 1.0, "step_099": None}})

@@ -275,3 +275,21 @@ def test_standins_are_seeded_and_labelled():
     assert im.shape == (10, 8, 8) and set(np.unique(lab)) <= {0, 1, 2, 3}
     with pytest.raises(ValueError):
         jr.planted_sentiment(0)
+
+
+def test_e1_conclusions_and_what_changes():
+    from attention_theory.julistiono import experiments as ej
+
+    runs = {p: {"curves": {q: {"final": [1e-3 if q == p else 1e-1, 3e-2 if q == p else 2e-1]} for q in ("2.0", "3.0")},
+                "max_prob_median": [0.5, 0.98, 0.995], "steps": [0, 50, 100]} for p in ("2.0", "3.0")}
+    c = ej.e1_conclusions(runs)
+    assert c["2.0"]["closest_q"] == "2.0" and c["2.0"]["own_closest"] == 1.0
+    assert c["2.0"]["own_small"] == 0.5 and c["2.0"]["step_099"] == 100
+    assert abs(c["3.0"]["saturation"] - 0.005) < 1e-12
+    assert ej.e1_conclusions_changed(c, c) == []
+    other = {p: dict(v, closest_q="3.0", step_099=None) for p, v in c.items()}
+    assert ej.e1_conclusions_changed(c, other) == [
+        "p=2: closest q", "p=2: softmax saturated (median top prob >= 0.99)",
+        "p=3: softmax saturated (median top prob >= 0.99)"]
+    with pytest.raises(ValueError, match="own SVM"):
+        ej.e1_conclusions({"1.75": runs["2.0"]})

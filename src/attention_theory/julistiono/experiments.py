@@ -30,7 +30,8 @@ from attention_theory.julistiono.mirror_descent import joint_lp_md, torch_md_ste
 from attention_theory.julistiono.svm import lp_att_svm, lp_v_svm, select_alpha
 from attention_theory.provenance import json_data
 
-__all__ = ["E1_PS", "E_STEPS", "E1_BLOCK", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT"]
+__all__ = ["E1_PS", "E_STEPS", "E1_BLOCK", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT",
+           "e1_conclusions", "e1_conclusions_changed"]
 
 E1_PS = (1.75, 2.0, 3.0)
 E_STEPS = {1.75: 1500, 2.0: 2000, 3.0: 20000}
@@ -141,6 +142,52 @@ def _e1_merge(ctx: RunContext, outputs: list[dict[str, Any]], data: str = "autho
            "n": 6, "T": 8, "d": 10, "data": data, "data_generator": _E1_DATA_NOTE[data], "W0": _E1_W0_NOTE}
     per_p = {p: [o for (_, (_, pp, _)), o in zip(_e1_plan(ctx), outputs) if pp == p] for p in E1_PS}
     return PartResult(cfg, {"seeds": list(seeds), "runs": {str(p): _e1_summary(per_p[p]) for p in E1_PS}})
+
+
+def e1_conclusions(runs: dict[str, Any], *, small: float = 2e-2) -> dict[str, dict[str, Any]]:
+    """What E1 concludes per MD geometry ``p``, from ``e1.json``'s ``data["runs"]`` (keys ``"1.75"``,
+    ...): the median over data sets of the final divergence to each ``l_q``-SVM, the ``q`` with the
+    smallest median, the fraction of data sets whose own SVM is the closest, the fraction with own
+    divergence ``<= small`` (Theorem 10's scale), one minus the median top-token probability at the
+    end, and the first logged step at which that median reaches 0.99 (``None`` if never)."""
+    check_positive(small, "small")
+    if not isinstance(runs, dict) or not runs:
+        raise TypeError(f"runs must be e1.json's data['runs'] (a non-empty dict), got {type(runs).__name__}")
+    out: dict[str, dict[str, Any]] = {}
+    for p, r in runs.items():
+        fin = {q: np.asarray(c["final"], dtype=np.float64) for q, c in r["curves"].items()}
+        if p not in fin:
+            raise ValueError(f"runs[{p!r}] has no curve to its own SVM (q = {p})")
+        top = np.asarray(r["max_prob_median"], dtype=np.float64)
+        reached = np.flatnonzero(top >= 0.99)
+        out[p] = {"median": {q: float(np.median(v)) for q, v in fin.items()},
+                  "closest_q": min(fin, key=lambda q: float(np.median(fin[q]))),
+                  "own_closest": float(np.mean(np.all([fin[p] <= v for v in fin.values()], axis=0))),
+                  "own_small": float(np.mean(fin[p] <= small)),
+                  "saturation": float(1 - top[-1]),
+                  "step_099": int(np.asarray(r["steps"])[reached[0]]) if reached.size else None}
+    return out
+
+
+def e1_conclusions_changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[str]:
+    """The E1 conclusions (of :func:`e1_conclusions`) that differ between two runs ``a`` and ``b``:
+    the closest ``q``, own SVM closest on at least 90% of the data sets, own divergence small on at
+    least 90%, softmax saturated; one phrase per ``p`` and conclusion that changes."""
+    for name, x in (("a", a), ("b", b)):
+        if not isinstance(x, dict) or not x:
+            raise TypeError(f"{name} must be a non-empty result of e1_conclusions, got {type(x).__name__}")
+    if set(a) != set(b):
+        raise ValueError(f"a and b must cover the same p, got {sorted(a)} and {sorted(b)}")
+    changed = []
+    for p in a:
+        for what, same in (
+                ("closest q", a[p]["closest_q"] == b[p]["closest_q"]),
+                ("own SVM closest for >= 90% of the data sets", (a[p]["own_closest"] >= 0.9) == (b[p]["own_closest"] >= 0.9)),
+                ("own D <= 2e-2 for >= 90% of the data sets", (a[p]["own_small"] >= 0.9) == (b[p]["own_small"] >= 0.9)),
+                ("softmax saturated (median top prob >= 0.99)", (a[p]["step_099"] is None) == (b[p]["step_099"] is None))):
+            if not same:
+                changed.append(f"p={float(p):g}: {what}")
+    return changed
 
 
 # ---------------------------------------------------------------------------
