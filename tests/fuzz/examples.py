@@ -917,7 +917,8 @@ EXCLUDED.update({
     # matplotlib drawing: takes an Axes and draws; data validation is that of the functions it plots
     **{f"attention_theory.{n}": "draws on a matplotlib Axes (no numerical result to check)" for n in (
         "deora.plotting.plot_sweep", "trauger.sparse_majority.figures.plot_bound",
-        "trauger.sparse_majority.figures.plot_curves", "trauger.sparse_majority.figures.plot_per_seed")},
+        "trauger.sparse_majority.figures.plot_curves", "trauger.sparse_majority.figures.plot_per_seed",
+        "trauger.sparse_majority.figures.plot_interval_by_seeds")},
     # the verify API's assertions only work inside a registered check (ContractError outside it);
     # their argument validation is tested in tests/core/test_verify_api.py
     **{f"attention_theory.verify.contract.{n}": "an assertion of the verify API: only callable inside a "
@@ -1027,6 +1028,8 @@ EXAMPLES.update({
         lambda: dict(d=8, heads=2, key_dim=4, value_dim=4, dense_units=4, n_classes=2),
     "attention_theory.trauger.sparse_majority.authors_model.authors_positional_encoding": lambda: dict(length=5, d=8),
     "attention_theory.trauger.sparse_majority.model.init_params": lambda: dict(d=8, seed=0),
+    "attention_theory.trauger.sparse_majority.evaluation.equivalence_decision":
+        lambda: dict(low=-0.01, high=0.015, margin=0.02),
     "attention_theory.trauger.sparse_majority.collect.write_weights":
         lambda: dict(path=_tmp() / "w.npz", weights={"a": unif((2, 2))}),
     "attention_theory.trauger.sparse_majority.figures.per_seed":
@@ -1068,6 +1071,12 @@ EXCLUDED.update({
     "attention_theory.trauger.sparse_majority.collect.collect_authors_sweep": "reads the checkpoints of a "
         "full-scale sweep",
     "attention_theory.trauger.sparse_majority.collect.read_weights": "reads a file written by write_weights",
+    "attention_theory.trauger.sparse_majority.collect.merge_authors_sweeps": "merges whole collected sweeps "
+        "(tested on the committed sweep cut into batches of seeds, test_sparse_majority_collect)",
+    "attention_theory.trauger.sparse_majority.collect.read_authors_sweeps": "reads the committed sweep and "
+        "its seed batches",
+    "attention_theory.trauger.sparse_majority.evaluation.slopes_by_seed_count": "reads the run records of a "
+        "sweep (doubling_slope on subsets of its seeds; test_negative_controls_trauger_experiment)",
     "attention_theory.trauger.sparse_majority.evaluation.doubling_slope": "reads the run records of a sweep "
         "(its statistics are those of foundations.trend, fuzzed)",
     "attention_theory.verify.registry.on_results": "a context manager over result files of a full run",

@@ -129,3 +129,53 @@ def test_doubling_slope_rejects_bad_input():
         evaluation.doubling_slope(FLAT, "weight_l1", statistic="median")
 
 
+
+
+def test_equivalence_decision_reads_the_interval_against_the_margin():
+    assert evaluation.equivalence_decision(-0.01, 0.015, 0.02) == "inside"
+    assert evaluation.equivalence_decision(-0.02, 0.02, 0.02) == "inside"
+    assert evaluation.equivalence_decision(-0.087, 0.025, 0.02) == "undecided"
+    assert evaluation.equivalence_decision(-0.01, 0.03, 0.02) == "undecided"
+    assert evaluation.equivalence_decision(-0.09, -0.03, 0.02) == "outside"
+    assert evaluation.equivalence_decision(0.021, 0.05, 0.02) == "outside"
+    with pytest.raises(ValueError, match="finite interval"):
+        evaluation.equivalence_decision(0.1, -0.1, 0.02)
+    with pytest.raises(ValueError, match="margin"):
+        evaluation.equivalence_decision(-0.1, 0.1, 0.0)
+
+
+def test_more_seeds_narrow_the_interval_and_decide():
+    """Noisy seeds on a flat accuracy: the interval with 40 seeds per length is much narrower than
+    with the first 5 (about 1/sqrt(8)), and a falling curve is decided 'outside' with enough seeds."""
+    flat = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85, seeds=40, noise=0.03)
+    few, many = evaluation.slopes_by_seed_count(flat, "val_acc", [5, 40], T_min=100, statistic="mean")
+    assert many.n_draws == 240 and few.n_draws == 30
+    assert many.high - many.low < 0.6 * (few.high - few.low)
+    assert evaluation.equivalence_decision(many.low, many.high, 0.02) == "inside"
+    falling = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.9 - 0.06 * math.log2(T / 20), seeds=10, noise=0.01)
+    (est,) = evaluation.slopes_by_seed_count(falling, "val_acc", [10], T_min=100)
+    assert evaluation.equivalence_decision(est.low, est.high, 0.02) == "outside"
+    with pytest.raises(ValueError, match="counts"):
+        evaluation.slopes_by_seed_count(flat, "val_acc", [41])
+
+
+def test_figures_show_the_paper_seeds_beside_all_seeds():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attention_theory.trauger.sparse_majority import figures
+
+    runs = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85, seeds=8, noise=0.05)
+    fig, ax = plt.subplots()
+    figures.plot_per_seed(ax, runs, "val_acc", ylabel="acc", title="t", paper_seeds=range(5))
+    all_max, paper_max = (line.get_ydata() for line in ax.get_lines())
+    for T, a, p in zip(TS, all_max, paper_max):
+        assert a == max(r["val_acc"] for r in runs if r["T"] == T)
+        assert p == max(r["val_acc"] for r in runs if r["T"] == T and r["seed"] < 5) <= a
+    ests = evaluation.slopes_by_seed_count(runs, "val_acc", [5, 8], T_min=100)
+    figures.plot_interval_by_seeds(ax, [5, 8], ests, margin=0.02, label="max")
+    with pytest.raises(ValueError, match="same length"):
+        figures.plot_interval_by_seeds(ax, [5], ests, margin=0.02, label="max")
+    plt.close(fig)

@@ -92,3 +92,67 @@ def test_gap_bound_rejects_bad_input():
         th.class_parameters(torch.zeros(5), ModelShape())
     with pytest.raises(ValueError, match="finite"):
         th.class_parameters(torch.full((ModelShape().size,), float("nan")), ModelShape())
+
+
+# --- merging later batches of seeds (Figure 3 decided with more seeds) ---------------------------
+
+def _split_committed(seed_sets):
+    """The committed sweep cut into batches of seeds, each in the form collect_authors_sweep returns."""
+    from attention_theory.results import read_result
+    from attention_theory.trauger.sparse_majority.experiment import results_dir
+
+    res = read_result(results_dir() / "authors-sweep.json")
+    w = collect.read_weights(results_dir() / res["data"]["weights_file"])
+    parts = []
+    for seeds in seed_sets:
+        keep = np.isin(w["seed"], seeds)
+        runs = [r for r in res["data"]["runs"] if r["seed"] in seeds]
+        parts.append({"config": {**res["provenance"]["config"], "seeds": list(seeds)},
+                      "data": {**res["data"], "runs": runs,
+                               "curves": {k: v for k, v in res["data"]["curves"].items()
+                                          if int(k.split("/")[1]) in seeds}},
+                      "weights": {k: v[keep] for k, v in w.items()}})
+    return res, w, parts
+
+
+def test_merging_batches_of_seeds_restores_the_sweep():
+    res, w, parts = _split_committed([(3, 4), (0, 1, 2)])
+    merged = collect.merge_authors_sweeps(parts)
+    assert merged["data"]["runs"] == res["data"]["runs"]
+    assert merged["config"] == res["provenance"]["config"]
+    for key in ("T", "seed", "best_epoch", "flat"):
+        np.testing.assert_array_equal(merged["weights"][key], w[key])
+    assert merged["data"]["curves"] == res["data"]["curves"]
+    assert len(merged["data"]["processes"]) == 2 * len(res["data"]["processes"])
+
+
+def test_merging_refuses_overlapping_seeds_and_other_protocols():
+    _, _, parts = _split_committed([(0, 1), (1, 2)])
+    with pytest.raises(ValueError, match="seed=1 appears in parts"):
+        collect.merge_authors_sweeps(parts)
+    _, _, (a, b) = _split_committed([(0, 1), (2, 3)])
+    b = {**b, "config": {**b["config"], "lr": 0.02}}
+    with pytest.raises(ValueError, match=r"differs from parts\[0\] in \['lr'\]"):
+        collect.merge_authors_sweeps([a, b])
+    c = {**a, "config": {**a["config"], "Ts": [20, 40]}}
+    with pytest.raises(ValueError, match=r"differs from parts\[0\] in \['Ts'\]"):
+        collect.merge_authors_sweeps([a, c])
+    with pytest.raises(ValueError, match="non-empty list"):
+        collect.merge_authors_sweeps([])
+
+
+def test_read_authors_sweeps_finds_the_seed_batches(tmp_path):
+    from attention_theory.results import provenance, write_result
+
+    res, w, (a, b) = _split_committed([(0, 1, 2), (3, 4)])
+    for folder, part in ((tmp_path, a), (tmp_path / collect.SEED_BATCHES / "seeds-3-4", b)):
+        folder.mkdir(parents=True, exist_ok=True)
+        path, _ = collect.write_weights(folder / "authors-best-weights.npz", part["weights"])
+        write_result(folder / "authors-sweep.json", {**part["data"], "weights_file": path.name},
+                     provenance(part["config"], wall_time_s=1.0))
+    both = collect.read_authors_sweeps(tmp_path)
+    assert [f.relative_to(tmp_path).as_posix() for f in both["files"]] == [
+        "authors-sweep.json", "seed-batches/seeds-3-4/authors-sweep.json"]
+    assert both["data"]["runs"] == res["data"]["runs"] and both["config"]["seeds"] == [0, 1, 2, 3, 4]
+    np.testing.assert_array_equal(both["weights"]["flat"], w["flat"])
+    assert len(both["provenance"]) == 2

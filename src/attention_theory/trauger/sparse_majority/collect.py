@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -25,10 +25,15 @@ from attention_theory.results import atomic_write_bytes, load_checkpoint
 from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig
 from attention_theory.trauger.sparse_majority.structured import StructuredTrainer
 
-__all__ = ["CHECKPOINT_NAME", "CURVE_KEYS", "collect_authors_sweep", "write_weights", "read_weights"]
+__all__ = ["CHECKPOINT_NAME", "CURVE_KEYS", "SEED_BATCHES", "collect_authors_sweep", "write_weights", "read_weights",
+           "merge_authors_sweeps", "read_authors_sweeps"]
 
 #: File name of an authors'-protocol checkpoint at full scale.
 CHECKPOINT_NAME = "checkpoint-authors-full.pt"
+#: Sub-folder of the sweep's results folder holding later batches of seeds of the same protocol, one
+#: folder each (``seed-batches/<name>/authors-sweep.json`` and its weights), merged with the
+#: sweep by :func:`read_authors_sweeps`.
+SEED_BATCHES = "seed-batches"
 #: Quantities of the evaluation curve kept per run.
 CURVE_KEYS = ("train_loss", "train_acc", "val_loss", "val_acc", "l1")
 
@@ -148,3 +153,83 @@ def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     """The arrays written by :func:`write_weights` (``T``, ``seed``, ``best_epoch``, ``flat``)."""
     with np.load(Path(path)) as z:
         return {k: z[k] for k in z.files}
+
+
+def _protocol_without_seeds(config: Any, where: str) -> dict[str, Any]:
+    check_mapping(config, f"{where} config")
+    if "seeds" not in config or "Ts" not in config:
+        raise ValueError(f"{where}: its config has no Ts/seeds (not an authors'-protocol sweep)")
+    return {k: v for k, v in config.items() if k != "seeds"}
+
+
+def merge_authors_sweeps(parts: Sequence[Any]) -> dict[str, Any]:
+    """Merge sweeps of one protocol run on disjoint seeds (the committed sweep and later batches).
+
+    Each part is ``{"config", "data", "weights"}`` as returned by :func:`collect_authors_sweep`
+    (``config`` the protocol settings, ``data`` with ``runs``, ``processes``, ``finished``,
+    ``curves``; ``weights`` as read by :func:`read_weights`).  The protocols must agree in every
+    setting but the seeds, lengths included, so that every length has runs of every seed.
+    Returns the same form: runs sorted by ``(T, seed)``, weights in the same order, every part's
+    processes, ``finished`` only if every part finished.
+    """
+    if isinstance(parts, Mapping) or not isinstance(parts, Sequence) or not parts:
+        raise ValueError("parts must be a non-empty list of {'config', 'data', 'weights'} sweeps")
+    base: dict[str, Any] | None = None
+    runs: list[dict[str, Any]] = []
+    curves: dict[str, Any] = {}
+    processes: list[Any] = []
+    rows: dict[tuple[int, int], tuple[int, int]] = {}
+    seeds: set[int] = set()
+    for i, part in enumerate(parts):
+        check_mapping(part, f"parts[{i}]")
+        missing = {"config", "data", "weights"} - set(part)
+        if missing:
+            raise ValueError(f"parts[{i}] lacks {sorted(missing)}")
+        rest = _protocol_without_seeds(part["config"], f"parts[{i}]")
+        if base is None:
+            base = rest
+        elif rest != base:
+            diff = sorted(k for k in set(rest) | set(base) if rest.get(k) != base.get(k))
+            raise ValueError(f"parts[{i}]: its protocol differs from parts[0] in {diff} (only the seeds may differ)")
+        w = part["weights"]
+        keys = list(zip(np.asarray(w["T"]).tolist(), np.asarray(w["seed"]).tolist()))
+        for j, (T, seed) in enumerate(keys):
+            if (T, seed) in rows:
+                raise ValueError(f"run T={T}, seed={seed} appears in parts[{rows[(T, seed)][0]}] and parts[{i}]")
+            rows[(T, seed)] = (i, j)
+        if sorted(keys) != sorted((r["T"], r["seed"]) for r in part["data"]["runs"]):
+            raise ValueError(f"parts[{i}]: its weights and runs name different (T, seed) pairs")
+        runs += [dict(r) for r in part["data"]["runs"]]
+        curves.update(part["data"].get("curves", {}))
+        processes += list(part["data"].get("processes", []))
+        seeds |= set(part["config"]["seeds"])
+    assert base is not None
+    runs.sort(key=lambda r: (r["T"], r["seed"]))
+    order = [rows[(r["T"], r["seed"])] for r in runs]
+    weights = {key: np.stack([np.asarray(parts[i]["weights"][key])[j] for i, j in order])
+               for key in ("T", "seed", "best_epoch", "flat")}
+    data = {"protocol": parts[0]["data"].get("protocol"), "runs": runs, "processes": processes,
+            "finished": all(bool(p["data"].get("finished")) for p in parts),
+            "curves": {f"{r['T']}/{r['seed']}": curves[f"{r['T']}/{r['seed']}"] for r in runs
+                       if f"{r['T']}/{r['seed']}" in curves}}
+    return {"config": {**base, "seeds": sorted(seeds)}, "data": data, "weights": weights}
+
+
+def read_authors_sweeps(folder: str | Path, *, sweep: str = "authors-sweep.json") -> dict[str, Any]:
+    """The committed authors'-protocol sweep of ``folder`` merged with every later batch of seeds in
+    ``folder/seed-batches/*/`` (:data:`SEED_BATCHES`): :func:`merge_authors_sweeps`'s result plus
+    ``files`` (the result files read, the sweep first) and ``provenance`` (theirs, same order)."""
+    from attention_theory.results import read_result
+
+    folder = Path(check_path(folder, "folder"))
+    files = [folder / sweep, *sorted((folder / SEED_BATCHES).glob(f"*/{sweep}"))]
+    parts, provs = [], []
+    for f in files:
+        res = read_result(f)
+        data = res["data"]
+        if "weights_file" not in data:
+            raise ValueError(f"{f}: names no weights file (not an authors'-protocol sweep)")
+        parts.append({"config": res["provenance"]["config"], "data": data,
+                      "weights": read_weights(f.parent / data["weights_file"])})
+        provs.append(res["provenance"])
+    return {**merge_authors_sweeps(parts), "files": files, "provenance": provs}

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
+from attention_theory._validate import check_positive, check_real
 from attention_theory.foundations.trend import TrendEstimate, log_slope
 from attention_theory.trauger.sparse_majority.model import check_params
 from attention_theory.trauger.sparse_majority.training import (
@@ -21,7 +22,7 @@ from attention_theory.trauger.sparse_majority.training import (
     evaluate,
 )
 
-__all__ = ['reevaluate', 'doubling_slope']
+__all__ = ['reevaluate', 'doubling_slope', 'equivalence_decision', 'slopes_by_seed_count']
 
 
 def reevaluate(config: SweepConfig, best_params: Mapping[str, torch.Tensor]) -> dict[str, np.ndarray]:
@@ -62,3 +63,33 @@ def doubling_slope(runs: Sequence[Mapping[str, Any]], key: str, *, statistic: st
             raise ValueError(f"the bootstrap needs at least 2 runs per length; T={T} has {len(g)}")
     return log_slope(Ts, groups, statistic=statistic, base=2.0, relative=relative, n_boot=n_boot,
                      level=level, seed=seed)
+
+
+def equivalence_decision(low: float, high: float, margin: float) -> str:
+    """What an interval ``[low, high]`` of a change per doubling decides against ``[-margin, margin]``:
+    ``"inside"`` (no change beyond the margin: a plateau), ``"outside"`` (the whole interval lies
+    beyond one end: a change larger than the margin) or ``"undecided"`` (it straddles an end)."""
+    low, high = check_real(low, "low"), check_real(high, "high")
+    margin = check_positive(margin, "margin")
+    if low > high:
+        raise ValueError(f"[low, high] must be a finite interval, got [{low}, {high}]")
+    if -margin <= low and high <= margin:
+        return "inside"
+    if high < -margin or low > margin:
+        return "outside"
+    return "undecided"
+
+
+def slopes_by_seed_count(runs: Sequence[Mapping[str, Any]], key: str, counts: Sequence[int],
+                         **kwargs: Any) -> list[TrendEstimate]:
+    """:func:`doubling_slope` of ``key`` on the runs of the first ``k`` seeds (in increasing order),
+    for every ``k`` in ``counts``: how the interval narrows as seeds are added (``kwargs`` go to
+    :func:`doubling_slope`)."""
+    seeds = sorted({int(r["seed"]) for r in runs})
+    out = []
+    for k in counts:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= len(seeds):
+            raise ValueError(f"counts must be integers from 2 to the {len(seeds)} seeds of runs, got {k!r}")
+        keep = set(seeds[:k])
+        out.append(doubling_slope([r for r in runs if int(r["seed"]) in keep], key, **kwargs))
+    return out

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from attention_theory._validate import check_mapping
 from attention_theory.trauger._args import check_sequence
 
-__all__ = ["per_seed", "plot_per_seed", "plot_curves", "plot_bound"]
+__all__ = ["per_seed", "plot_per_seed", "plot_curves", "plot_bound", "plot_interval_by_seeds"]
 
 
 def per_seed(runs: Sequence[Mapping[str, Any]], key: str) -> tuple[list[int], list[list[float]]]:
@@ -29,19 +29,52 @@ def per_seed(runs: Sequence[Mapping[str, Any]], key: str) -> tuple[list[int], li
 
 
 def plot_per_seed(ax: Any, runs: Sequence[Mapping[str, Any]], key: str, *, ylabel: str, title: str,
-                  best: str = "max") -> Any:
+                  best: str = "max", paper_seeds: Sequence[int] | None = None) -> Any:
     """Runs of ``key`` against ``T`` (grey dots) and their ``best`` (``"max"``: the paper's
-    statistic) over seeds (blue line)."""
+    statistic) over seeds (blue line).  With ``paper_seeds``, the runs of the other seeds are drawn
+    as open circles and the ``best`` over ``paper_seeds`` alone as a dashed orange line."""
     if best not in ("max", "min"):
         raise ValueError(f"best must be 'max' or 'min', got {best!r}")
+    pick = max if best == "max" else min
     Ts, vals = per_seed(runs, key)
-    for T, v in zip(Ts, vals):
-        ax.scatter([T] * len(v), v, s=12, color="0.55", alpha=0.8, zorder=2,
-                   label="one run" if T == Ts[0] else None)
-    stat = [max(v) if best == "max" else min(v) for v in vals]
-    ax.plot(Ts, stat, "o-", color="tab:blue", zorder=3, label=f"{best} over seeds")
+    paper = None if paper_seeds is None else {int(s) for s in check_sequence(paper_seeds, "paper_seeds")}
+    for T in Ts:
+        rs = [r for r in runs if int(r["T"]) == T]
+        inside = [float(r[key]) for r in rs if paper is None or int(r["seed"]) in paper]
+        ax.scatter([T] * len(inside), inside, s=12, color="0.55", alpha=0.8, zorder=2,
+                   label=("one run" if paper is None else "one run, the paper's seeds") if T == Ts[0] else None)
+        if paper is not None:
+            other = [float(r[key]) for r in rs if int(r["seed"]) not in paper]
+            ax.scatter([T] * len(other), other, s=14, facecolors="none", edgecolors="0.35", zorder=2,
+                       label="one run, added seeds" if T == Ts[0] else None)
+    n_seeds = len({int(r["seed"]) for r in runs})
+    ax.plot(Ts, [pick(v) for v in vals], "o-", color="tab:blue", zorder=3,
+            label=f"{best} over {'seeds' if paper is None else f'all {n_seeds} seeds'}")
+    if paper is not None:
+        sub = [pick(float(r[key]) for r in runs if int(r["T"]) == T and int(r["seed"]) in paper) for T in Ts]
+        ax.plot(Ts, sub, "s--", color="tab:orange", zorder=3, ms=4, label=f"{best} over the paper's {len(paper)} seeds")
     ax.set(xlabel="sequence length T", ylabel=ylabel, title=title)
     ax.legend(fontsize=9)
+    return ax
+
+
+def plot_interval_by_seeds(ax: Any, counts: Sequence[int], estimates: Sequence[Any], *, margin: float,
+                           label: str, colour: str = "tab:blue", offset: float = 0.0) -> Any:
+    """The bootstrap interval (bar) and estimate (dot) of a change per doubling of ``T`` against the
+    number of seeds it uses (``estimates`` from :func:`~.evaluation.slopes_by_seed_count`), with the
+    equivalence band ``[-margin, margin]`` shaded; ``offset`` shifts the bars sideways so that two
+    statistics can share the axes."""
+    check_sequence(counts, "counts")
+    check_sequence(estimates, "estimates")
+    if len(counts) != len(estimates):
+        raise ValueError(f"counts and estimates must have the same length, got {len(counts)} and {len(estimates)}")
+    x = [float(k) + offset for k in counts]
+    lo = [e.slope - e.low for e in estimates]
+    hi = [e.high - e.slope for e in estimates]
+    ax.errorbar(x, [e.slope for e in estimates], yerr=[lo, hi], fmt="o", color=colour, capsize=3, label=label)
+    ax.axhspan(-margin, margin, color="tab:green", alpha=0.12, lw=0)
+    ax.axhline(0.0, color="0.5", lw=0.8)
+    ax.set(xlabel="seeds per length", ylabel="change per doubling of T")
     return ax
 
 
