@@ -1234,3 +1234,19 @@ EXAMPLES["attention_theory.julistiono.experiments.e1_conclusions"] = lambda: dic
 EXAMPLES["attention_theory.julistiono.experiments.e1_conclusions_changed"] = lambda: dict(
     a={"2.0": {"closest_q": "2.0", "own_closest": 1.0, "own_small": 1.0, "step_099": 50}},
     b={"2.0": {"closest_q": "3.0", "own_closest": 0.5, "own_small": 1.0, "step_099": None}})
+# the single E1 run of the authors' directional-path plot, shortened (20 steps)
+EXAMPLES["attention_theory.julistiono.experiments.run_e1_single"] = lambda: dict(
+    p=2.0, seed=1, steps=20, record_every=5)
+# julistiono.real_data.load_cifar10 on the committed CIFAR-10 fixture (python-version layout); its
+# `root` is a folder path: a wrong one raises FileNotFoundError (tests/julistiono/test_julistiono_units.py)
+EXAMPLES["attention_theory.julistiono.real_data.load_cifar10"] = lambda: dict(
+    root=Path(__file__).resolve().parents[1] / "julistiono" / "fixtures" / "cifar-10-batches-py", split="test")
+NOT_FUZZED_ARGS["attention_theory.julistiono.real_data.load_cifar10"] = ("root",)
+# Qin E4 (teacher-student stability): tiny sizes, three GD steps
+EXAMPLES["attention_theory.qin.stability.e4_instance"] = lambda: dict(seed=0, N=4, n_seq=2, d=6, dk=2, dv=6, m=8,
+                                                                      rho1=1)
+EXAMPLES["attention_theory.qin.stability.e4_runs"] = lambda: dict(
+    seeds=(0, 1), eta=0.01, variant="residual", N=4, n_seq=2, d=6, dk=2, dv=6, m=8, steps=3, record=1,
+    hessian_iters=3)
+EXAMPLES["attention_theory.qin.stability.window_ratios"] = lambda: dict(
+    step=[0, 10, 20, 30], loss=[1.0, 0.5, 0.25, 0.1], window=10)

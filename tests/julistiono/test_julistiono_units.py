@@ -243,6 +243,134 @@ def test_cifar_loader_on_fixture():
         jr.load_cifar100(3)
 
 
+#: the labels of the committed CIFAR-10 fixture: one image in each training batch, two in the test batch
+CIFAR10_FIXTURE_LABELS = {"train": [3, 8, 0, 6, 1], "test": [9, 2]}
+
+
+def cifar10_pixel(k, row, col, channel):
+    """The pixel value of the ``k``-th image (training images first) of a fixture written by
+    :func:`write_cifar10_fixture`."""
+    return (50 * k + 7 * channel + row + 3 * col) % 256
+
+
+def write_cifar10_fixture(root, labels=None):
+    """Writes a python-version CIFAR-10 folder at ``root`` in the layout of the real one (pickles of
+    dicts with bytes keys; ``b"data"`` channel-major uint8 rows of 3072 values) with the given
+    labels per split (default: :data:`CIFAR10_FIXTURE_LABELS`); returns ``root``."""
+    import pickle
+    from pathlib import Path
+
+    labels = CIFAR10_FIXTURE_LABELS if labels is None else labels
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    c, r, col = np.meshgrid(np.arange(3), np.arange(32), np.arange(32), indexing="ij")
+    k = 0
+
+    def batch(name, labs):
+        nonlocal k
+        rows = []
+        for _ in labs:
+            rows.append(cifar10_pixel(k, r, col, c).astype(np.uint8).ravel())
+            k += 1
+        obj = {b"batch_label": name.encode(), b"labels": list(labs), b"data": np.stack(rows),
+               b"filenames": [f"img_{i}.png".encode() for i in range(len(labs))]}
+        (root / name).write_bytes(pickle.dumps(obj, protocol=4))
+
+    for i, lab in enumerate(labels["train"], start=1):
+        batch(f"data_batch_{i}", [lab])
+    batch("test_batch", labels["test"])
+    names = [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog", b"frog", b"horse", b"ship", b"truck"]
+    (root / "batches.meta").write_bytes(pickle.dumps({b"label_names": names, b"num_vis": 3072}, protocol=4))
+    return root
+
+
+def test_cifar10_loader_on_the_committed_fixture(tmp_path):
+    from pathlib import Path
+
+    from attention_theory.julistiono import real_data as jr
+
+    root = Path(__file__).parent / "fixtures" / "cifar-10-batches-py"
+    X, y = jr.load_cifar10(root, "train")
+    assert X.shape == (5, 32, 32, 3) and X.dtype == np.uint8
+    assert y.dtype == np.int64 and y.tolist() == CIFAR10_FIXTURE_LABELS["train"]  # batches 1..5 in order
+    Xt, yt = jr.load_cifar10(root, "test")
+    assert Xt.shape == (2, 32, 32, 3) and yt.tolist() == CIFAR10_FIXTURE_LABELS["test"]
+    # channel-major rows become (row, column, channel) images: spot values and the whole array
+    assert X[0, 0, 0].tolist() == [0, 7, 14] and X[1, 2, 5].tolist() == [67, 74, 81]
+    k, row, col, ch = np.meshgrid(np.arange(7), np.arange(32), np.arange(32), np.arange(3), indexing="ij")
+    assert np.array_equal(np.concatenate([X, Xt]), cifar10_pixel(k, row, col, ch))
+    # the committed fixture holds what the writer writes
+    fresh = write_cifar10_fixture(tmp_path)
+    for split in ("train", "test"):
+        assert all(np.array_equal(a, b) for a, b in zip(jr.load_cifar10(fresh, split), jr.load_cifar10(root, split)))
+
+
+def test_cifar10_loader_errors(tmp_path):
+    import pickle
+
+    from attention_theory.julistiono import real_data as jr
+
+    root = write_cifar10_fixture(tmp_path / "cifar-10-batches-py")
+    with pytest.raises(ValueError, match="split"):
+        jr.load_cifar10(root, "valid")
+    with pytest.raises(TypeError, match="root"):
+        jr.load_cifar10(None)
+    with pytest.raises(FileNotFoundError, match="not a directory"):
+        jr.load_cifar10(tmp_path / "absent")
+    (root / "data_batch_3").unlink()
+    with pytest.raises(FileNotFoundError, match="data_batch_3 missing"):
+        jr.load_cifar10(root, "train")
+    assert jr.load_cifar10(root, "test")[0].shape == (2, 32, 32, 3)  # the test split does not need it
+    good = (root / "test_batch").read_bytes()
+    (root / "test_batch").write_bytes(good[: len(good) // 2])  # truncated
+    with pytest.raises(ValueError, match="damaged"):
+        jr.load_cifar10(root, "test")
+    (root / "test_batch").write_bytes(b"not a pickle at all")
+    with pytest.raises(ValueError, match="damaged"):
+        jr.load_cifar10(root, "test")
+
+    def put(obj, name="test_batch"):
+        (root / name).write_bytes(pickle.dumps(obj, protocol=4))
+
+    rows = np.zeros((2, 3072), np.uint8)
+    put({b"data": rows, b"fine_labels": [1, 2]})  # a CIFAR-100 pickle where CIFAR-10 is expected
+    with pytest.raises(ValueError, match="no data / labels"):
+        jr.load_cifar10(root, "test")
+    put({b"data": rows[:, :3000], b"labels": [1, 2]})
+    with pytest.raises(ValueError, match="3072"):
+        jr.load_cifar10(root, "test")
+    put({b"data": rows.astype(np.float64), b"labels": [1, 2]})
+    with pytest.raises(ValueError, match="uint8"):
+        jr.load_cifar10(root, "test")
+    put({b"data": rows, b"labels": [1]})
+    with pytest.raises(ValueError, match="2 integer labels"):
+        jr.load_cifar10(root, "test")
+    put({b"data": rows, b"labels": [1, 10]})
+    with pytest.raises(ValueError, match=r"0\.\.9"):
+        jr.load_cifar10(root, "test")
+    put({b"data": rows, b"labels": [1, 2]})
+    assert jr.load_cifar10(root, "test")[1].tolist() == [1, 2]
+    put({b"label_names": [b"a"] * 9}, "batches.meta")
+    with pytest.raises(ValueError, match="10 label_names"):
+        jr.load_cifar10(root, "test")
+    (root / "batches.meta").unlink()
+    with pytest.raises(FileNotFoundError, match="batches.meta missing"):
+        jr.load_cifar10(root, "test")
+
+
+def test_a_cifar10_pickle_that_names_code_is_refused_unloaded(tmp_path):
+    import pickle
+
+    from attention_theory.julistiono import real_data as jr
+
+    root = write_cifar10_fixture(tmp_path)
+    marker = tmp_path / "ran"
+    (root / "test_batch").write_bytes(pickle.dumps({b"data": _Marker(marker), b"labels": [0]}))
+    with pytest.raises(ValueError, match="names io.open"):
+        jr.load_cifar10(root, "test")
+    assert not marker.exists()
+
+
 class _Marker:
     """Unpickling this writes a marker file: what a planted pickle could do."""
 

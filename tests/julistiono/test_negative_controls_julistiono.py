@@ -139,6 +139,18 @@ def test_nc_eq24_coefficient_one_over_p(monkeypatch):
         jb.check_lemma24(etas=(0.3,), norm_coefficient=lambda p: 1.0 / p)
 
 
+def test_nc_lemma24_smoothness_constant_too_small(monkeypatch):
+    monkeypatch.setattr(jb, "_traj_ps", lambda: (1.75,))
+    with negative_control("julistiono-lemma-24", "smoothness-constant"):
+        jb.check_lemma24(smoothness_factor=0.01)
+
+
+def test_nc_lemma24_large_step_is_small(monkeypatch):
+    monkeypatch.setattr(jb, "_traj_ps", lambda: (1.75,))
+    with negative_control("julistiono-lemma-24", "large-step-breaks-descent"):
+        jb.check_lemma24(large_eta=0.1)
+
+
 def test_nc_lemma25_sign_flipped(monkeypatch):
     monkeypatch.setattr(jb, "_traj_ps", lambda: (1.75,))
     with negative_control("julistiono-lemma-25", "azizan-hassibi"):
@@ -309,6 +321,11 @@ def test_nc_lemma28_norms_non_increasing():
 def test_nc_lemma30_sqrt_growth():
     with negative_control("julistiono-lemma-30", "log-norm-growth"):
         ja.check_lemma30(growth=np.sqrt, ps=(2.0,))
+
+
+def test_nc_lemma30_thin_cone_start_does_not_decrease():
+    with negative_control("julistiono-lemma-30", "random-start-norm-decreases"):
+        ja.check_lemma30(ps=(2.0,), variant_start="thin-cone")
 
 
 def test_nc_fig4_naive_softmax_backward():

@@ -6,12 +6,13 @@
   authors' public generator draws them (part ``e1``); part ``e1-book-v1`` reruns E1 on the book's
   earlier reconstruction of the generator, for comparison.
 * E2: joint ``(W, v)`` training on the paper's two-sample example.
-* E3/E4 **stand-ins** (IMDb and CIFAR-100 are not reachable offline): a planted-sentiment-token
+* E3/E4 **stand-ins** (IMDb and CIFAR-10 are not reachable offline): a planted-sentiment-token
   sequence task trained with l_p-MD on the attention model, and a tiny ViT on synthetic 8x8 shapes,
   l_{1.1}-MD vs Adam vs GD.  They exercise the optimiser and the sparsity metrics only.
 
 ``python -m attention_theory run julistiono experiments --scale {smoke,full}``
-writes ``e1.json``, ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with provenance
+writes ``e1.json``, ``e1-single.json`` (one run per ``p`` from ``W(0) = 0``, the authors' plot of
+directional paths), ``e2.json``, ``e3_standin.json``, ``e4_standin.json`` with provenance
 (``--parts e1-book-v1`` writes ``e1-book-v1.json``).
 """
 
@@ -22,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_positive, torch_generator
+from attention_theory._validate import as_array, check_int, check_positive, check_seed, torch_generator
 from attention_theory.experiment import Experiment, Part, PartResult, RunContext, Shards, shard_output
 from attention_theory.foundations.mirror import directional_bregman
 from attention_theory.julistiono import model as mj
@@ -30,7 +31,8 @@ from attention_theory.julistiono.mirror_descent import joint_lp_md, torch_md_ste
 from attention_theory.julistiono.svm import lp_att_svm, lp_v_svm, select_alpha
 from attention_theory.provenance import json_data
 
-__all__ = ["E1_PS", "E_STEPS", "E1_BLOCK", "run_e1", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT",
+__all__ = ["E1_PS", "E_STEPS", "E1_BLOCK", "run_e1", "run_e1_single", "E1_SINGLE_ENTRIES", "E1_SINGLE_ARROWS",
+           "E2_PROB_STEPS", "run_e2", "run_e3_standin", "run_e4_standin", "sparsity", "EXPERIMENT",
            "e1_conclusions", "e1_conclusions_changed"]
 
 E1_PS = (1.75, 2.0, 3.0)
@@ -191,12 +193,100 @@ def e1_conclusions_changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, 
 
 
 # ---------------------------------------------------------------------------
+# E1, one run from zero: the authors' plot of directional paths
+# ---------------------------------------------------------------------------
+
+#: the authors' "Single Result" run (``bash_scripts/run-local-*.sh``): data set of seed 1, ``W(0) = 0``
+#: (``--std 0``: ``nn.init.normal_`` with standard deviation 0), the E1 horizons ``E_STEPS``
+E1_SINGLE_SEED = 1
+#: the two pairs of entries of ``W`` (0-based) whose path the authors' ``plotter.ipynb`` draws
+E1_SINGLE_ENTRIES = ((1, 2), (3, 4))
+#: iterations at which ``plotter.ipynb`` puts arrows on the path, per ``p``
+E1_SINGLE_ARROWS = {1.75: (140, 225, 310, 425), 2.0: (300, 500, 700, 900), 3.0: (1500, 4000, 8000, 13000)}
+#: record every this many steps (the arrows' iterations are multiples of it)
+E1_SINGLE_RECORD = {1.75: 5, 2.0: 5, 3.0: 50}
+
+
+def run_e1_single(p: float, *, seed: int = E1_SINGLE_SEED, steps: int | None = None,
+                  record_every: int | None = None) -> dict[str, Any]:
+    """One E1 run of normalized l_p-AttGD (``eta = 0.1``) from ``W(0) = 0`` on the authors' data set
+    ``seed`` (``n=6, T=8, d=10``, ``v`` fixed), as the authors' single run for their plot of
+    directional paths; ``p`` one of :data:`E1_PS`, ``steps`` defaults to ``E_STEPS[p]``.
+
+    Returns the recorded ``steps`` ``(R,)``; ``path`` ``(R, 2)``, the entries
+    :data:`E1_SINGLE_ENTRIES` of ``W`` at those steps; ``W_final`` ``(d, d)``; ``alpha`` ``(n,)`` (top
+    token at the end); ``svm`` ``(d, d)``, the l_p-AttSVM solution for that ``alpha``; ``D`` ``(R-1,)``,
+    the directional Bregman divergence ``D_psi(svm, W(k))`` at the records after step 0 (``W(0) = 0``
+    has no direction); ``lp_dist`` ``||W/||W||_p - svm/||svm||_p||_p`` at the end; ``max_prob``
+    ``(R,)`` (mean over samples of the top attention weight); ``stopped`` (-1: ran to the end); and
+    the arrows' iterations that lie within the run."""
+    from attention_theory.foundations.mirror import entrywise_lp
+    from attention_theory.julistiono.mirror_descent import lp_attgd
+
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)) or float(p) not in E1_PS:
+        raise ValueError(f"p must be one of {E1_PS}, got {p!r}")
+    p = float(p)
+    steps = E_STEPS[p] if steps is None else check_int(steps, "steps")
+    record_every = E1_SINGLE_RECORD[p] if record_every is None else check_int(record_every, "record_every")
+    ds = mj.authors_synthetic_dataset(check_seed(seed))
+    tr = lp_attgd(np.zeros((10, 10)), ds["X"], ds["z"], ds["Y"], ds["v"], p=p, eta=0.1, steps=steps,
+                  normalized=True, record_every=record_every)
+    W = tr.iterates[-1]
+    alpha = select_alpha(ds["X"], ds["z"], W)
+    S = lp_att_svm(ds["X"], ds["z"], alpha, p).W
+    (a, b), (c, e) = E1_SINGLE_ENTRIES
+    return {"p": p, "seed": int(seed), "steps": tr.steps, "entries": [list(x) for x in E1_SINGLE_ENTRIES],
+            "path": np.stack([tr.iterates[:, a, b], tr.iterates[:, c, e]], axis=1), "W_final": W,
+            "alpha": alpha.tolist(), "svm": S, "D": directional_bregman(S, tr.iterates[1:], p, batch_dims=1),
+            "lp_dist": float(entrywise_lp(W / entrywise_lp(W, p) - S / entrywise_lp(S, p), p)),
+            "max_prob": tr.max_prob, "stopped": int(tr.stopped),
+            "arrows": [k for k in E1_SINGLE_ARROWS[p] if k + record_every <= steps]}
+
+
+def _e1_single_part(ctx: RunContext) -> PartResult:
+    """Part ``e1-single``: :func:`run_e1_single` for every ``p`` (the same at every scale: seconds)."""
+    cfg = {"seed": E1_SINGLE_SEED, "W0": "zero (the authors' --std 0)", "eta": 0.1, "normalized": True,
+           "steps": E_STEPS, "record_every": E1_SINGLE_RECORD, "entries": E1_SINGLE_ENTRIES, "n": 6, "T": 8,
+           "d": 10, "data": "authors", "data_generator": _E1_DATA_NOTE["authors"]}
+    return PartResult(cfg, {str(p): run_e1_single(p) for p in E1_PS})
+
+
+# ---------------------------------------------------------------------------
 # E2
 # ---------------------------------------------------------------------------
 
 
+#: E2's probability curves cover the first this many steps (the authors plot ``[:100]``)
+E2_PROB_STEPS = 100
+
+
+def _joint_probs(X: np.ndarray, z: np.ndarray, Y: np.ndarray, W: np.ndarray,
+                 v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two probabilities of the authors' joint-training plot (``tools/train_small.py``,
+    ``full_train``) at ``K`` pairs of states: ``W`` ``(K, d, d)`` picks the top token
+    ``a_i = argmax_t s_it(W)`` of each sample, ``v`` ``(K, d)`` scores it. Returns ``(softmax,
+    logistic)``, each ``(K,)``: the mean over samples of the top attention weight ``s_{i a_i}(W)``,
+    and of ``sigmoid(Y_i x_{i a_i}^T v)``."""
+    s = mj.attention(X, z, W)                                    # (K, n, T)
+    a = np.argmax(s, axis=-1)                                    # (K, n); ties: first index, as torch
+    top = np.take_along_axis(s, a[..., None], axis=-1)[..., 0]
+    xa = X[np.arange(X.shape[0])[None, :], a]                    # (K, n, d)
+    u = Y * np.einsum("knd,kd->kn", xa, v)
+    return top.mean(axis=-1), (0.5 * (1.0 + np.tanh(u / 2.0))).mean(axis=-1)
+
+
 def run_e2(*, steps: dict[float, int] | None = None, record_every: int = 10) -> dict[str, Any]:
-    """Joint normalized l_p-MD on ``(W, v)`` from zero on the two-sample example, per ``p``."""
+    """Joint normalized l_p-MD on ``(W, v)`` from zero on the two-sample example, per ``p``.
+
+    Besides the recorded paths (every ``record_every`` steps: ``W_path`` ``(R, 4)`` row-major,
+    ``v_path`` ``(R, 2)``), the divergences to the SVM directions and ``alpha``, each ``p`` carries the
+    authors' two probability curves over the first :data:`E2_PROB_STEPS` steps (``prob_steps``
+    ``(K,)``, ``k = 0..K-1``): ``softmax_prob[k]``, the mean over samples of the largest attention
+    weight at ``W(k)``, and ``logistic_prob[k]``, the mean of ``sigmoid(Y_i x_{i a_i}^T v(k+1))``
+    with ``a_i`` that top token of ``W(k)`` (``full_train`` takes the token from the forward pass
+    of step ``k`` and ``v`` after that step); ``softmax_prob_end`` and ``logistic_prob_end`` are the
+    same two means with ``W`` and ``v`` both at the last recorded step.
+    """
     ex = mj.two_sample_example()
     X, z, Y = ex["X"], ex["z"], ex["Y"]
     steps = steps or E_STEPS
@@ -214,6 +304,12 @@ def run_e2(*, steps: dict[float, int] | None = None, record_every: int = 10) -> 
             "D_W": directional_bregman(Wmm, tr.W[1:], p, batch_dims=1),
             "D_v": directional_bregman(vmm, tr.v[1:], p, batch_dims=1),
         }
+        head = joint_lp_md(np.zeros((2, 2)), np.zeros(2), X, z, Y, p=p, eta=0.1,
+                           steps=min(E2_PROB_STEPS, steps[p]), record_every=1)
+        sfx, lgt = _joint_probs(X, z, Y, head.W[:-1], head.v[1:])
+        end = _joint_probs(X, z, Y, tr.W[-1:], tr.v[-1:])
+        out[str(p)].update({"prob_steps": head.steps[:-1], "softmax_prob": sfx, "logistic_prob": lgt,
+                            "softmax_prob_end": float(end[0][0]), "logistic_prob_end": float(end[1][0])})
     return out
 
 
@@ -222,6 +318,21 @@ def run_e2(*, steps: dict[float, int] | None = None, record_every: int = 10) -> 
 # ---------------------------------------------------------------------------
 
 E3_LR = {1.1: 1.0, 2.0: 3.0, 3.0: 0.3}
+
+#: bins of the stand-ins' weight histograms: |entry| / max |entry| of one parameter tensor, cut into
+#: this many equal bins of [0, 1] (the authors histogram |entries| of the query/key/value matrices)
+_HIST_BINS = 50
+
+
+def _abs_hist(w: np.ndarray) -> dict[str, Any]:
+    """Histogram of the magnitudes of the entries of ``w`` relative to the largest one, on
+    :data:`_HIST_BINS` equal bins of ``[0, 1]`` (the largest entry falls in the last bin), with
+    the largest magnitude and the number of entries."""
+    a = np.abs(np.asarray(w, dtype=np.float64)).ravel()
+    top = float(a.max())
+    counts, _ = np.histogram(a / top if top > 0 else a, bins=_HIST_BINS, range=(0.0, 1.0))
+    return {"counts": counts.tolist(), "max_abs": top, "n": int(a.size)}
+
 
 
 def run_e3_standin(*, n_train: int, n_test: int, steps: int, ps: tuple[float, ...] = (1.1, 2.0, 3.0),
@@ -262,7 +373,8 @@ def run_e3_standin(*, n_train: int, n_test: int, steps: int, ps: tuple[float, ..
             att_signal = float((ste * sig).sum(dim=1).mean())
         out[str(p)] = {"test_accuracy": acc, "final_train_loss": float(loss.detach()), "attention_on_signal": att_signal,
                        "sparsity_W": sparsity(W.detach().numpy()), "sparsity_E": sparsity(E.detach().numpy()),
-                       "W": W.detach().numpy()}
+                       "W": W.detach().numpy(), "hist_W": _abs_hist(W.detach().numpy()),
+                       "hist_E": _abs_hist(E.detach().numpy())}
     return out
 
 
@@ -272,7 +384,7 @@ def run_e3_standin(*, n_train: int, n_test: int, steps: int, ps: tuple[float, ..
 
 
 def run_e4_standin(*, n_train: int, n_test: int, steps: int, seed: int = 0, dim: int = 16) -> dict[str, Any]:
-    """STAND-IN for E4 (not CIFAR-100): 8x8 synthetic shapes, 2x2 patches (16 tokens + [CLS]), one
+    """STAND-IN for E4 (not CIFAR-10): 8x8 synthetic shapes, 2x2 patches (16 tokens + [CLS]), one
     attention layer and a linear head; l_1.1-MD (lr 3e-2), Adam (lr 1e-2) and GD (lr 0.3), full batch."""
     import torch
 
@@ -325,7 +437,8 @@ def run_e4_standin(*, n_train: int, n_test: int, steps: int, seed: int = 0, dim:
             acc = float((forward(Pte).argmax(dim=1).numpy() == yte).mean())
         allw = np.concatenate([t.detach().numpy().ravel() for t in prm.values()])
         out[name] = {"test_accuracy": acc, "final_train_loss": float(loss.detach()), "sparsity_all": sparsity(allw),
-                     "sparsity_W": sparsity(prm["W"].detach().numpy())}
+                     "sparsity_W": sparsity(prm["W"].detach().numpy()),
+                     "hist_W": _abs_hist(prm["W"].detach().numpy()), "hist_V": _abs_hist(prm["V"].detach().numpy())}
     return out
 
 
@@ -346,7 +459,7 @@ def _e_part(name: str):
                    "steps": steps, "lr": E3_LR}
             data = run_e3_standin(n_train=n, n_test=n, steps=steps)
         else:
-            cfg = {"standin": "synthetic 8x8 shapes (NOT CIFAR-100)", "n_train": n, "n_test": n,
+            cfg = {"standin": "synthetic 8x8 shapes (NOT CIFAR-10)", "n_train": n, "n_test": n,
                    "steps": steps, "lr": {"md-1.1": 3e-2, "adam": 1e-2, "gd": 0.3}}
             data = run_e4_standin(n_train=n, n_test=n, steps=steps)
         return PartResult(cfg, data)
@@ -354,7 +467,7 @@ def _e_part(name: str):
     return run
 
 
-_FILES = {"e1": "e1", "e1-book-v1": "e1-book-v1", "e2": "e2", "e3": "e3_standin", "e4": "e4_standin"}
+_FILES = {"e1": "e1", "e1-book-v1": "e1-book-v1", "e1-single": "e1-single", "e2": "e2", "e3": "e3_standin", "e4": "e4_standin"}
 
 def _filename(stem: str) -> Callable[[str], str]:
     return lambda scale: f"{stem}.json" if scale == "full" else f"{stem}-smoke.json"
@@ -371,9 +484,11 @@ EXPERIMENT = Experiment(
                 filename=_filename(_FILES["e1-book-v1"]),
                 shards=Shards(_e1_plan, functools.partial(_e1_shard, data="book-v1"),
                               functools.partial(_e1_merge, data="book-v1"))),
+           Part("e1-single", _e1_single_part, "one run per p from W(0) = 0 on the data set of seed 1 (the "
+                "authors' plot of directional paths)", filename=_filename(_FILES["e1-single"])),
            *(Part(k, _e_part(k), help_, filename=_filename(_FILES[k]))
              for k, help_ in (("e2", "norm growth and direction, joint (v, W)"),
                               ("e3", "stand-in for IMDb"),
-                              ("e4", "stand-in for CIFAR-100")))),
-    default_parts=("e1", "e2", "e3", "e4"),
+                              ("e4", "stand-in for the ViT on CIFAR-10")))),
+    default_parts=("e1", "e1-single", "e2", "e3", "e4"),
 )

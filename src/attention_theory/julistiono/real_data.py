@@ -1,4 +1,4 @@
-"""Loaders for the real data sets of Julistiono et al.'s experiments (IMDb, CIFAR-100) and the
+"""Loaders for the real data sets of Julistiono et al.'s experiments (IMDb, CIFAR-10) and the
 offline stand-ins used when they are not available.
 
 The real files cannot be downloaded on the machines that build this book; these loaders read
@@ -7,8 +7,13 @@ the standard on-disk layouts when a copy is present and are tested on tiny fixtu
 * IMDb (``aclImdb``): ``<root>/{train,test}/{pos,neg}/<id>_<rating>.txt``; labels ``pos -> 1``,
   ``neg -> 0``.  Tokenisation with a BERT-style ``vocab.txt`` (one token per line, line number =
   id) by lower-casing, splitting on non-alphanumerics and greedy longest-match word pieces.
-* CIFAR-100 (python version): ``<root>/{train,test}`` pickles with ``b"data"`` (``(N, 3072)``
-  uint8, channel-major) and ``b"fine_labels"``.
+* CIFAR-10 (python version, the data set of the authors' ViT experiment since their commit
+  ``fa92e99``): ``<root>/data_batch_1`` ... ``data_batch_5`` (training) and ``<root>/test_batch``
+  pickles with ``b"data"`` (``(N, 3072)`` uint8, channel-major) and ``b"labels"``, and
+  ``<root>/batches.meta`` with the ten ``b"label_names"`` (:func:`load_cifar10`).
+* CIFAR-100 (python version; the authors' ViT script used it for three days, commits ``4caf288``
+  to ``fa92e99``, January 2025): ``<root>/{train,test}`` pickles with ``b"data"`` and
+  ``b"fine_labels"`` (:func:`load_cifar100`).
 
 The stand-ins (:func:`planted_sentiment`, :func:`synthetic_shapes`) are generated, labelled as
 such wherever they are used, and exercise the same model and optimiser code.
@@ -26,7 +31,8 @@ import numpy as np
 
 from attention_theory._validate import check_int, check_positive, check_seed
 
-__all__ = ["load_vocab", "tokenize", "load_imdb", "load_cifar100", "planted_sentiment", "synthetic_shapes"]
+__all__ = ["load_vocab", "tokenize", "load_imdb", "load_cifar10", "load_cifar100", "planted_sentiment",
+           "synthetic_shapes"]
 
 
 def _dir(root: str | os.PathLike, name: str) -> Path:
@@ -118,26 +124,67 @@ class _PlainDataUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"it names {module}.{name}, which is not plain data")
 
 
-def load_cifar100(root: str | os.PathLike, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
-    """``(images (N, 32, 32, 3) uint8, fine labels (N,))`` from the python-version pickles."""
-    if split not in ("train", "test"):
-        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
-    f = _dir(root, "root") / split
+def _read_pickle(f: Path, layout: str) -> Any:
+    """The plain-data content of the pickle ``f`` (``layout`` names the expected folder layout in
+    the error messages)."""
     if not f.is_file():
-        raise FileNotFoundError(f"{f} missing: expected cifar-100-python/{split}")
+        raise FileNotFoundError(f"{f} missing: expected {layout}")
     with open(f, "rb") as fh:
         try:
-            obj = _PlainDataUnpickler(fh, encoding="bytes").load()
+            return _PlainDataUnpickler(fh, encoding="bytes").load()
         except pickle.UnpicklingError as exc:
-            raise ValueError(f"{f}: not a CIFAR pickle of plain data ({exc}); refused without loading "
-                             "it (a pickle can run code)") from None
-    if not isinstance(obj, dict) or b"data" not in obj or b"fine_labels" not in obj:
-        raise ValueError(f"{f}: not a CIFAR-100 pickle (no data / fine_labels entries)")
-    data = np.asarray(obj[b"data"], dtype=np.uint8)
-    if data.ndim != 2 or data.shape[1] != 3072:
-        raise ValueError(f"CIFAR data must have shape (N, 3072), got {data.shape}")
-    imgs = data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
-    return imgs, np.asarray(obj[b"fine_labels"], dtype=np.int64)
+            if "not plain data" in str(exc):
+                raise ValueError(f"{f}: not a CIFAR pickle of plain data ({exc}); refused without "
+                                 "loading it (a pickle can run code)") from None
+            raise ValueError(f"{f}: damaged pickle ({exc})") from None
+        except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise ValueError(f"{f}: damaged pickle ({type(exc).__name__}: {exc})") from None
+
+
+def _cifar_batch(f: Path, layout: str, label_key: bytes, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(images (N, 32, 32, 3) uint8, labels (N,) int64)`` of one CIFAR pickle, validated."""
+    obj = _read_pickle(f, layout)
+    if not isinstance(obj, dict) or b"data" not in obj or label_key not in obj:
+        raise ValueError(f"{f}: not a CIFAR pickle (no data / {label_key.decode()} entries)")
+    data = np.asarray(obj[b"data"])
+    if data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != 3072:
+        raise ValueError(f"{f}: CIFAR data must be uint8 of shape (N, 3072), got {data.dtype} {data.shape}")
+    labels = np.asarray(obj[label_key])
+    if labels.shape != (data.shape[0],) or labels.dtype.kind not in "iu":
+        raise ValueError(f"{f}: expected {data.shape[0]} integer labels, got {labels.dtype} {labels.shape}")
+    if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+        raise ValueError(f"{f}: labels must lie in 0..{n_classes - 1}, got {labels.min()}..{labels.max()}")
+    return data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1), labels.astype(np.int64)
+
+
+#: the training and test pickles of the python-version CIFAR-10
+_CIFAR10_FILES = {"train": tuple(f"data_batch_{i}" for i in range(1, 6)), "test": ("test_batch",)}
+
+
+def load_cifar10(root: str | os.PathLike, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """``(images (N, 32, 32, 3) uint8, labels (N,) int64 in 0..9)`` from the python-version CIFAR-10
+    folder ``root`` (``cifar-10-batches-py``): ``split="train"`` concatenates ``data_batch_1`` ...
+    ``data_batch_5`` in that order, ``"test"`` reads ``test_batch``.  ``batches.meta`` must name the
+    ten classes (``b"label_names"``).  A missing file raises ``FileNotFoundError``, a damaged or
+    malformed one ``ValueError``; a pickle that names anything but plain data is refused unloaded."""
+    if split not in _CIFAR10_FILES:
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    base = _dir(root, "root")
+    layout = "cifar-10-batches-py/{data_batch_1..5, test_batch, batches.meta}"
+    meta = _read_pickle(base / "batches.meta", layout)
+    names = meta.get(b"label_names") if isinstance(meta, dict) else None
+    if not isinstance(names, list) or len(names) != 10:
+        raise ValueError(f"{base / 'batches.meta'}: expected a list of 10 label_names, got {names!r:.80}")
+    parts = [_cifar_batch(base / name, layout, b"labels", 10) for name in _CIFAR10_FILES[split]]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def load_cifar100(root: str | os.PathLike, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """``(images (N, 32, 32, 3) uint8, fine labels (N,))`` from the python-version pickles (the data
+    set of an earlier version of the authors' ViT script; the experiment uses :func:`load_cifar10`)."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    return _cifar_batch(_dir(root, "root") / split, f"cifar-100-python/{split}", b"fine_labels", 100)
 
 
 def planted_sentiment(n: int, *, seed: int = 0, vocab: int = 200, length: int = 32,
@@ -162,7 +209,7 @@ def planted_sentiment(n: int, *, seed: int = 0, vocab: int = 200, length: int = 
 
 
 def synthetic_shapes(n: int, *, seed: int = 0, size: int = 8, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
-    """CIFAR stand-in (synthetic): ``size x size`` grey images of one of four shapes (horizontal bar,
+    """CIFAR-10 stand-in (synthetic): ``size x size`` grey images of one of four shapes (horizontal bar,
     vertical bar, diagonal, square) at a random position plus Gaussian noise; labels 0-3."""
     n = check_int(n, "n")
     check_seed(seed)

@@ -9,6 +9,7 @@ below is a documented choice of this book (``shared/spec/claims-qin.md``, sectio
   of the conditioning of ``X``.
 * E3 — multi-layer stacks (report only).
 * ``lowrank`` — singular values of the softmax attention output with and without the residual.
+* E4 — teacher-student stability over a step-size grid (:mod:`attention_theory.qin.stability`).
 
 Run ``python -m attention_theory run qin experiments --scale {smoke,full}``;
 each part is written atomically with provenance and skipped on a rerun when present (resume).
@@ -48,6 +49,15 @@ SIZES: dict[str, dict[str, Any]] = {
              "e3": dict(layers=(1, 2, 4), N=8, d=16, dk=16, dv=16, m=32, seeds=(0,),
                         steps=300)},
 }
+# E4 (teacher-student stability, :mod:`attention_theory.qin.stability`): sized from a measured
+# cost of about 1.2 ms of one idle CPU core per run and GD step at the full sizes (seeds batched),
+# 2-3 times more on the loaded shared machine; a first full run with ten seeds and 3000 steps was
+# stopped as too slow there.
+SIZES["smoke"]["e4"] = dict(N=8, n_seq=2, d=12, dk=4, dv=12, m=24, seeds=(0, 1, 2), steps=300, record=10,
+                            etas=(0.01, 0.03, 0.1, 1.0), diverge_factor=1e4, target=1e-8)
+SIZES["full"]["e4"] = dict(N=32, n_seq=2, d=64, dk=16, dv=64, m=256, seeds=tuple(range(8)), steps=1500,
+                           record=10, etas=(0.003, 0.01, 0.03, 0.1, 0.3, 1.0), diverge_factor=1e4,
+                           target=1e-8)
 
 
 def e1_instance(seed: int, *, N: int = 6, d: int = 12, dk: int = 4, dv: int = 8, m: int = 16,
@@ -386,13 +396,43 @@ def _part(name: str):
     return run
 
 
+def _e4_plan(ctx: RunContext) -> list[tuple[str, Any]]:
+    """One E4 shard per (student variant, step size), its seeds batched."""
+    etas = SIZES[ctx.scale]["e4"]["etas"]
+    return [(f"{v}-eta-{e:g}", (v, float(e))) for v in ("residual", "none") for e in etas]
+
+
+def _e4_shard(ctx: RunContext, spec: tuple[str, float]) -> dict[str, Any]:
+    """The runs of one E4 shard (every seed at one step size and variant), kept in its shard folder."""
+    from attention_theory.qin.stability import e4_runs
+
+    variant, eta = spec
+    sizes = {k: v for k, v in SIZES[ctx.scale]["e4"].items() if k != "etas"}
+    config = {"variant": variant, "eta": eta, **{k: list(x) if isinstance(x, tuple) else x for k, x in sizes.items()}}
+    return shard_output(ctx, "e4", f"{variant}-eta-{eta:g}", config,
+                        lambda: {"runs": e4_runs(eta=eta, variant=variant, **sizes)})
+
+
+def _e4_merge(ctx: RunContext, outputs: list[dict[str, Any]]) -> PartResult:
+    cfg = {k: list(v) if isinstance(v, tuple) else v for k, v in SIZES[ctx.scale]["e4"].items()}
+    runs = [r for out in outputs for r in out["runs"]]
+    table = {v: {f"{e:g}": sum(bool(r["diverged"]) for r in runs if r["variant"] == v and r["eta"] == float(e))
+                 for e in cfg["etas"]} for v in ("residual", "none")}
+    summary = "; ".join(f"{v} diverged " + ", ".join(f"{k}/{len(cfg['seeds'])} at eta {e}" for e, k in t.items())
+                        for v, t in table.items())
+    return PartResult(cfg, {"runs": runs, "diverged_count": table}, summary=summary)
+
+
 EXPERIMENT = Experiment(
     paper="qin", name="experiments",
-    description="Qin, Zhou & Zhu: convergence rate vs the spectrum of the attention output (E1-E3, low rank).",
+    description="Qin, Zhou & Zhu: convergence rate vs the spectrum of the attention output (E1-E4, low rank).",
     results="qin",
     parts=(Part("lowrank", _part("lowrank"), "singular values of the attention output at initialization"),
            Part("e2", _part("e2"), "linear rate against sigma_min"),
            Part("e3", _part("e3"), "residual vs no residual"),
            Part("e1", None, "loss curves of the reconstructed Theorem 2 (shards: one qk_std, seed and "
-                "residual setting each)", shards=Shards(_e1_plan, _e1_shard, _e1_merge))),
+                "residual setting each)", shards=Shards(_e1_plan, _e1_shard, _e1_merge)),
+           Part("e4", None, "teacher-student stability: divergence and final loss over a step-size grid, with "
+                "and without the attention residual (shards: one variant and step size each, seeds batched)",
+                shards=Shards(_e4_plan, _e4_shard, _e4_merge))),
 )
