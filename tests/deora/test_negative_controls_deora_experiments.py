@@ -312,3 +312,20 @@ def test_command_line_writes_provenance(tmp_path, monkeypatch):
     for key in ("commit", "commit_at_start", "uncommitted_source_changes_at_start", "wall_time_s", "torch_version"):
         assert key in prov
     assert prov["config"]["init_scale"] == 0.01 and back["runs"]["gd:constant:1.0"][1]["step"][-1] == 5
+
+
+def test_nc_trajectory_agreement_wrong_w_rescaling():
+    # the reduction with the W step eta / H replaced by 4 eta / H parts from the H-head model
+    with negative_control("deora-sec-g-symmetry", "engines-agree-full-trajectory"):
+        de.check_dm1_trajectory_agreement(steps=40, w_step_factor=4.0)
+
+
+def test_nc_trajectory_agreement_perturbed_heads_run():
+    # a heads run whose loss is off by one part in 10^7 at one logged step must fail
+    runs = experiment_runs.smoke_dm1_runs()["gd1"]
+    heads = {H: {**r, "reduced_param_gap": np.zeros_like(r["train_loss"]),
+                 "head_spread_pairs": np.zeros_like(r["train_loss"])} for H, r in runs.items()}
+    H = max(heads)
+    heads[H] = {**heads[H], "train_loss": heads[H]["train_loss"] * (1 + 1e-7 * (np.arange(len(heads[H]["step"])) == 5)[:, None])}
+    with negative_control("deora-sec-g-symmetry", "engines-agree-full-trajectory"):
+        de.check_dm1_trajectory_agreement(heads, runs)

@@ -9,9 +9,12 @@ zero-initialization reduction of ``deora-sec-g-symmetry`` can be run with the sa
 
 Shapes: ``Xs`` ``(B, n, T, d)``, ``ys`` ``(B, n)``, ``Us`` ``(B, H, T, d)``, ``Ws`` ``(B, H, d, d)``.
 
-Two engines run a sweep over ``H`` (:func:`sweep`):
+Three engines run a sweep over ``H`` (:func:`sweep`):
 
-* ``"heads"`` trains the ``H``-head model itself;
+* ``"heads"`` trains the ``H``-head model itself (autograd, one ``H`` at a time);
+* ``"heads-batched"`` trains the same ``H``-head model with hand-derived gradients, every head of
+  every ``H`` and trial in one batch (:mod:`attention_theory.deora.heads_engine`; GD only), with
+  the reduction trained alongside for a step-by-step parameter comparison;
 * ``"reduced"`` trains the single-head recursion that ``H`` heads from zero reproduce exactly
   (``deora-sec-g-symmetry``), every ``H`` and trial in one batch with per-trial step sizes.
   Every quantity the figures plot is the same for both (the heads are equal), and the
@@ -20,6 +23,7 @@ Two engines run a sweep over ``H`` (:func:`sweep`):
 Run from the command line (one result file per figure)::
 
     python -m attention_theory run deora head-sweeps --scale full --engine reduced
+    python -m attention_theory run deora head-sweeps --scale full --parts fig2-heads   # heads-batched
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from attention_theory._validate import (
 )
 from attention_theory.deora import dm1
 from attention_theory.deora.dm2 import Teacher, planted_teacher, sample_dm2
+from attention_theory.deora.heads_engine import train_heads_batched
 from attention_theory.deora.model import multi_head_output_bmm, multi_head_output_bmm_unchecked
 from attention_theory.experiment import (
     Experiment,
@@ -367,6 +372,7 @@ def dm2_trials(trials: int, n_train: int, n_test: int, *, T: int = 10, d: int = 
 
 
 LR_RULES = ("sqrtH", "constant")
+ENGINES = ("heads", "reduced", "heads-batched")
 
 
 def _eta(lr_rule: str, lr: float, H: int) -> float:
@@ -384,13 +390,16 @@ def sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
     the exact single-head reduction of ``deora-sec-g-symmetry`` for all ``H`` in one batch; its
     logs equal the ``H``-head logs (same loss, margins, average norms, attention, alignments; the
     head spread is 0 by construction) and its returned ``Us`` are ``V / sqrt(H)`` repeated ``H`` times.
+    ``engine="heads-batched"`` (GD on DM1 only) trains the ``H``-head model with hand-derived
+    gradients (:func:`attention_theory.deora.heads_engine.train_heads_batched`), all ``H`` at once,
+    and logs in addition ``head_spread_pairs`` and the gap to the reduction trained alongside.
     ``init_scale > 0`` starts the ``"heads"`` engine from i.i.d. ``N(0, init_scale^2)`` entries
     (seed ``H``), the symmetry-breaking variant; the reduction does not apply there.
     """
     if lr_rule not in LR_RULES:
         raise ValueError(f"lr_rule must be one of {LR_RULES}, got {lr_rule!r}")
-    if engine not in ("heads", "reduced"):
-        raise ValueError(f"engine must be 'heads' or 'reduced', got {engine!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if not isinstance(data, Mapping):
         raise TypeError(f"data must be a dict (from dm1_trials or dm2_trials), got {type(data).__name__}")
     missing = [k for k in ("Xtr", "ytr", "Xte", "yte") if k not in data]
@@ -405,8 +414,15 @@ def sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
     check_positive(lr, "lr")
     check_positive(init_scale, "init_scale", allow_zero=True)
     progress = check_bool(progress, "progress")
-    if engine == "reduced" and init_scale > 0:
-        raise ValueError("the reduced engine holds only from the zero initialization (init_scale = 0)")
+    if engine in ("reduced", "heads-batched") and init_scale > 0:
+        raise ValueError(f"the {engine} engine starts only from the zero initialization (init_scale = 0)")
+    if engine == "heads-batched":
+        if optimizer != "gd" or "W_star" in data:
+            raise ValueError("the heads-batched engine trains DM1 data with GD only")
+        return train_heads_batched(data["Xtr"], data["ytr"], data["Xte"], data["yte"], Hs=Hs,
+                                   etas=[_eta(lr_rule, lr, H) for H in Hs], steps=check_int(steps, "steps", minimum=0),
+                                   record_at=record_at if record_at is not None else log_steps(steps),
+                                   relevant=data.get("rel_tr"), progress=progress)
     teacher = (data["W_star"], data["U_star"]) if "W_star" in data else None
     relevant = data.get("rel_tr")
     if engine == "heads":
@@ -448,6 +464,10 @@ def dm2_sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int
 #: figure -> data model and list of (optimizer, lr_rule, lr, steps at full scale, steps at smoke scale)
 FIGURE_SETTINGS: dict[str, dict[str, Any]] = {
     "fig2": {"data": "dm1", "runs": [("gd", "constant", 1.0, 20_000, 500)]},
+    # Figure 2's run with the H-head model itself (heads-batched engine, the reduction alongside),
+    # for the whole-trajectory comparison with fig2.json (its own file: fig2-heads.json)
+    "fig2-heads": {"data": "dm1", "engine": "heads-batched", "runs": [("gd", "constant", 1.0, 20_000, 500)],
+                   "help": "Figure 2 (GD, eta = 1) with the H-head model, hand-derived batched gradients"},
     # the book's variant (not in the paper): Figure 2's GD from a small random start, heads engine
     # (logged on Figure 2's step grid, so that the two runs can be compared step by step)
     "fig2-random": {"data": "dm1", "init_scale": 0.01, "Hs": [1, 4, 16, 64], "grid_of": "fig2",
@@ -489,6 +509,21 @@ def _prefix_agreement(data: dict[str, Any], Hs: list[int], opt: str, rule: str, 
     return {"steps": steps, "max_log_gap": gap, "max_param_gap": params, "max_head_spread": spread}
 
 
+def _engine_cost(data: dict[str, Any], Hs: list[int], opt: str, rule: str, lr: float, *,
+                 reps: int = 3, steps_heads: int = 2, steps_batched: int = 10) -> dict[str, Any]:
+    """CPU seconds per GD step of the autograd ``"heads"`` engine (every ``H`` of ``Hs`` one after
+    another) and of ``"heads-batched"`` (all at once) on ``data``, interleaved repetitions in this
+    process: ``{engine: {"min", "median", "max", "reps", "steps"}}`` (one logged step included)."""
+    times: dict[str, list[float]] = {"heads": [], "heads-batched": []}
+    for _ in range(reps):
+        for engine, k in (("heads", steps_heads), ("heads-batched", steps_batched)):
+            c0 = time.process_time()
+            sweep(data, Hs, opt, steps=k, lr_rule=rule, lr=lr, engine=engine, record_at=[k])
+            times[engine].append((time.process_time() - c0) / k)
+    return {e: {"min": min(v), "median": float(np.median(v)), "max": max(v), "reps": reps,
+                "steps": steps_heads if e == "heads" else steps_batched} for e, v in times.items()}
+
+
 def _check_figure(fig: Any) -> None:
     if not isinstance(fig, str):
         raise TypeError(f"fig must be a figure name (one of {sorted(FIGURE_SETTINGS)}), got {fig!r}")
@@ -502,6 +537,9 @@ def _figure_setup(fig: str, scale: str, engine: str) -> tuple[dict[str, Any], di
     init_scale = FIGURE_SETTINGS[fig].get("init_scale", 0.0)
     if init_scale > 0:
         engine = "heads"
+    if engine == "heads-batched" and "engine" not in FIGURE_SETTINGS[fig]:
+        raise ValueError("the heads-batched engine writes its own part (fig2-heads), not " + fig)
+    engine = FIGURE_SETTINGS[fig].get("engine", engine)
     cfg = dict(SCALES[model][scale], data_model=model, seed=0, engine=engine, figure=fig, init_scale=init_scale)
     if scale == "full" and "Hs" in FIGURE_SETTINGS[fig]:
         cfg["Hs"] = FIGURE_SETTINGS[fig]["Hs"]
@@ -520,11 +558,13 @@ def _figure_setup(fig: str, scale: str, engine: str) -> tuple[dict[str, Any], di
 def _figure_groups(fig: str, scale: str = "smoke", engine: str = "heads") -> list[tuple[int, tuple[int, ...]]]:
     """The independent pieces of one figure's sweeps: ``(setting index, head counts)``. The
     reduced engine trains all ``H`` of a setting in one batch (its numbers depend, in round-off, on
-    the batch), so one piece per setting; the heads engine trains each ``H`` alone, one piece each."""
+    the batch), so one piece per setting; the heads engines train each ``H`` alone, one piece each
+    (so that an interrupted full run keeps the head counts it finished)."""
     _check_figure(fig)
     model = FIGURE_SETTINGS[fig]["data"]
     Hs = FIGURE_SETTINGS[fig]["Hs"] if scale == "full" and "Hs" in FIGURE_SETTINGS[fig] else SCALES[model][scale]["Hs"]
-    heads = engine == "heads" or FIGURE_SETTINGS[fig].get("init_scale", 0.0) > 0
+    engine = FIGURE_SETTINGS[fig].get("engine", engine)
+    heads = engine in ("heads", "heads-batched") or FIGURE_SETTINGS[fig].get("init_scale", 0.0) > 0
     n = len(FIGURE_SETTINGS[fig]["runs"])
     return [(i, (H,)) for i in range(n) for H in Hs] if heads else [(i, tuple(Hs)) for i in range(n)]
 
@@ -542,6 +582,11 @@ def _figure_piece(fig: str, index: int, Hs: tuple[int, ...], *, scale: str = "sm
         agreement = _prefix_agreement(data, list(Hs), opt, rule, lr, min(verify_prefix, steps))
         if progress:
             print(f"{fig} {run_key(opt, rule, lr)}: engines agree on the first {verify_prefix} steps: {agreement}")
+    if cfg["engine"] == "heads-batched" and scale == "full" and Hs[0] == min(cfg["Hs"]):
+        # the per-step cost of both multi-head engines on the whole configuration, once
+        agreement = {"cpu_s_per_step": _engine_cost(data, list(cfg["Hs"]), opt, rule, lr)}
+        if progress:
+            print(f"{fig}: CPU seconds per step: {agreement}")
     record_at = None
     if "grid_of" in FIGURE_SETTINGS[fig]:
         other = FIGURE_SETTINGS[FIGURE_SETTINGS[fig]["grid_of"]]["runs"][0]
@@ -581,8 +626,8 @@ def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_
     _check_figure(fig)
     if scale not in ("smoke", "full"):
         raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
-    if engine not in ("heads", "reduced"):
-        raise ValueError(f"engine must be 'heads' or 'reduced', got {engine!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     verify_prefix = check_int(verify_prefix, "verify_prefix", minimum=0)
     progress = check_bool(progress, "progress")
     pieces = [((i, Hs), _figure_piece(fig, i, Hs, scale=scale, engine=engine, verify_prefix=verify_prefix,
@@ -628,8 +673,10 @@ def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
 
 
 def _options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--engine", choices=("heads", "reduced"), default="heads",
-                    help="'heads' trains the H-head model; 'reduced' its exact single-head reduction")
+    ap.add_argument("--engine", choices=ENGINES, default="heads",
+                    help="'heads' trains the H-head model; 'reduced' its exact single-head reduction; "
+                    "'heads-batched' (part fig2-heads only, which uses it whatever this option says) "
+                    "the H-head model with batched hand-derived gradients")
     ap.add_argument("--verify-prefix", type=nonnegative_int, default=0,
                     help="with --engine reduced: compare both engines on this many first steps")
 

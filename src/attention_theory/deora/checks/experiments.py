@@ -44,7 +44,7 @@ def _runs_family(by_H: dict[int, dict[str, Any]], label: str, steps: Any) -> str
     return f"{label} runs, H in {{{', '.join(map(str, Hs))}}}, {trials} trials each, read at step {steps}"
 
 
-__all__ = ['check_dm1_engines_agree', 'check_dm1_settings', 'check_dm2_margin', 'check_dm2_margin_filter', 'check_dm2_recovery', 'check_fig2_attention', 'check_fig2_full_margin', 'check_fig2_loss_increasing', 'check_fig2_margin', 'check_fig2_rate', 'check_fig3_adam', 'check_fig3_gd', 'check_fig4_loss_decreasing', 'check_fig4_more_heads_lower_loss', 'check_fig5_momentum_faster_than_gd', 'check_fig5_more_heads_lower_loss', 'check_symmetry_breaking', 'check_zero_init_symmetry']
+__all__ = ['check_dm1_engines_agree', 'check_dm1_trajectory_agreement', 'check_dm1_settings', 'check_dm2_margin', 'check_dm2_margin_filter', 'check_dm2_recovery', 'check_fig2_attention', 'check_fig2_full_margin', 'check_fig2_loss_increasing', 'check_fig2_margin', 'check_fig2_rate', 'check_fig3_adam', 'check_fig3_gd', 'check_fig4_loss_decreasing', 'check_fig4_more_heads_lower_loss', 'check_fig5_momentum_faster_than_gd', 'check_fig5_more_heads_lower_loss', 'check_symmetry_breaking', 'check_zero_init_symmetry']
 
 
 @claim_check("deora-def-dm2", "margin-filter")
@@ -243,6 +243,91 @@ def check_dm1_engines_agree(*, steps: int | None = None, Hs: tuple[int, ...] = (
                        no_search="agreement of two implementations (the H-head model and the batched "
                        "reduction) along the same DM1 training runs, every step and logged quantity; the "
                        "runs are the instance, the identity is exercised on every quantity they log")
+
+
+#: the logged quantities compared step by step between the H-head model and the reduction
+_TRAJECTORY_KEYS = ("train_loss", "test_loss", "train_acc", "test_acc", "avg_W_norm", "avg_U_norm",
+                    "margin_min", "margin_mean", "attn_score")
+
+
+def _trajectory_gaps(heads: dict[int, dict[str, Any]], reduced: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Step-by-step gaps between an H-head run and a reduced run of the same configuration:
+    ``{"computed", "reference"}`` (every logged quantity, step, H and trial, concatenated),
+    ``{"steps", "rel_gap", "param_gap", "spread"}`` per ``H`` (largest over trials and quantities,
+    one value per logged step; ``rel_gap`` is ``|a - b| / max(|b|, 1e-300)``)."""
+    computed, reference, per_H = [], [], {}
+    for H in sorted(heads):
+        a, b = heads[H], reduced[H]
+        steps = np.asarray(a["step"], dtype=int)
+        if not np.array_equal(steps, np.asarray(b["step"], dtype=int)):
+            raise ValueError(f"H = {H}: the two runs are logged at different steps")
+        rel = np.zeros(len(steps))
+        for key in _TRAJECTORY_KEYS:
+            x, y = np.asarray(a[key], dtype=float), np.asarray(b[key], dtype=float)
+            computed.append(x.ravel())
+            reference.append(y.ravel())
+            rel = np.maximum(rel, (np.abs(x - y) / np.maximum(np.abs(y), 1e-300)).max(axis=1))
+        per_H[H] = {"steps": steps.tolist(), "rel_gap": rel.tolist(),
+                    "param_gap": np.asarray(a["reduced_param_gap"], dtype=float).max(axis=1).tolist(),
+                    "spread": np.asarray(a["head_spread_pairs"], dtype=float).max(axis=1).tolist()}
+    return {"computed": np.concatenate(computed), "reference": np.concatenate(reference), "per_H": per_H}
+
+
+@claim_check("deora-sec-g-symmetry", "engines-agree-full-trajectory")
+def check_dm1_trajectory_agreement(heads: dict[int, dict[str, Any]] | None = None,
+                                   reduced: dict[int, dict[str, Any]] | None = None, *,
+                                   steps: int | None = None, w_step_factor: float = 1.0,
+                                   rtol: float = 1e-9, atol: float = 1e-12) -> CheckRecord:
+    """Figure 2's GD run (DM1, eta = 1) of the H-head model itself (``heads-batched`` engine: every
+    head its own parameters) equals the reduced run at every logged step of the whole trajectory:
+    every logged quantity (losses, accuracies, norms, margins, attention score), every H and trial;
+    the heads stay equal (largest entry-wise difference between two heads) and equal the reduction
+    trained alongside (``V / sqrt(H)``, ``W``) to round-off.
+
+    Full scale: the committed ``fig2-heads.json`` against the committed reduced ``fig2.json``
+    (2 x 10^4 steps, H up to 64, five trials).  Smoke: both engines live on the smoke
+    configuration.  ``w_step_factor != 1`` trains the reduced reference with its W step multiplied
+    by it (a wrong rescaling: negative control).
+    """
+    from attention_theory.config import scale
+
+    if heads is None or reduced is None:
+        if scale() == "full" and steps is None and w_step_factor == 1.0:
+            heads = dh.load_figure("fig2-heads")["runs"]["gd:constant:1.0"]
+            reduced = dh.load_figure("fig2")["runs"]["gd:constant:1.0"]
+        else:
+            base = smoke_dm1_runs()
+            K = steps or base["steps"]["gd1"]
+            data, Hs = base["data"], list(base["Hs"])
+            heads = dh.sweep(data, Hs, "gd", steps=K, lr_rule="constant", engine="heads-batched")
+            if w_step_factor == 1.0 and K == base["steps"]["gd1"]:
+                reduced = base["gd1"]
+            else:
+                reduced = {}
+                for H in Hs:
+                    spec = dh.reduced_single_head_spec(dh.TrainSpec.uniform("gd", 1.0, K), H)
+                    spec = dataclasses.replace(spec, lr_W=spec.lr_W * w_step_factor)
+                    reduced[H] = dh.train_heads(data["Xtr"], data["ytr"], data["Xte"], data["yte"], H=1,
+                                                spec=spec, relevant=data["rel_tr"], record_at=dh.log_steps(K))
+    gaps = _trajectory_gaps(heads, reduced)
+    per_H = gaps["per_H"]
+    param = np.array([max(g["param_gap"]) for g in per_H.values()])
+    spread = np.array([max(g["spread"]) for g in per_H.values()])
+    Hs = sorted(per_H)
+    K = int(max(per_H[Hs[0]]["steps"]))
+    trials = int(np.asarray(heads[Hs[0]]["train_loss"]).shape[-1])
+    computed = np.concatenate([gaps["computed"], param, spread])
+    reference = np.concatenate([gaps["reference"], np.zeros(param.size + spread.size)])
+    worst = {H: {"rel_gap": max(g["rel_gap"]), "param_gap": max(g["param_gap"]), "spread": max(g["spread"])}
+             for H, g in per_H.items()}
+    return check_identity(computed, reference,
+                          f"H-head model = reduction at every logged step of {K} GD steps (DM1, eta = 1): "
+                          "logged quantities, parameters, heads equal",
+                          atol=atol, rtol=rtol,
+                          params={"Hs": Hs, "steps": K, "trials": trials, "w_step_factor": w_step_factor,
+                                  "max_rel_gap": max(w["rel_gap"] for w in worst.values()),
+                                  "max_param_gap": float(param.max()), "max_head_spread": float(spread.max())},
+                          extra={"per_H": {str(H): g for H, g in per_H.items()}}, seed=0)
 
 
 def _ordered_in_H(runs: dict[int, dict[str, Any]], keys: tuple[str, ...], step: int,
