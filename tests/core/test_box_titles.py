@@ -226,3 +226,17 @@ def test_headings_name_no_bare_paper_number(path):
 ])
 def test_the_rule_itself(title, own, ok):
     assert (not title_problems(title, own)) is ok, title_problems(title, own)
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_backtick_fenced_box_titles_hold_no_backticks(folder):
+    """CommonMark ends a backtick fence's info string at the first backtick, so a title such as
+    ``Lemma 24 — [fragment (`004`)]`` silently turns the whole box into a paragraph of text (its
+    label, and every box after it up to the next stray fence, disappear from the book)."""
+    bad = []
+    for path in sorted((BOOK / folder).glob("*.md")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            m = PRF_OPEN.match(line)
+            if m and m.group(1).startswith("`") and "`" in m.group(3):
+                bad.append(f"{path.name}:{n}: {m.group(3)[:80]}")
+    assert not bad, f"backticks in a ```{{prf:...}} title (use a ::: fence or drop the backticks): {bad}"
