@@ -74,6 +74,8 @@ def plot_interval_by_seeds(ax: Any, counts: Sequence[int], estimates: Sequence[A
     ax.errorbar(x, [e.slope for e in estimates], yerr=[lo, hi], fmt="o", color=colour, capsize=3, label=label)
     ax.axhspan(-margin, margin, color="tab:green", alpha=0.12, lw=0)
     ax.axhline(0.0, color="0.5", lw=0.8)
+    ax.set_xticks([int(k) for k in counts])
+    ax.set_xlim(min(counts) - 0.6, max(counts) + 0.6)
     ax.set(xlabel="seeds per length", ylabel="change per doubling of T")
     return ax
 
