@@ -169,7 +169,10 @@ class Part:
     ``<name>.json`` / ``<name>-smoke.json``; ``preflight(ctx)`` returns a message when the part
     cannot run here (missing data or weights), checked for every chosen part before any work.
     A part computes its result either with ``run(ctx)`` or, made of independent shards, with
-    ``shards`` (:class:`Shards`)."""
+    ``shards`` (:class:`Shards`). ``config(scale)``, when declared, is the configuration the
+    part runs at ``"smoke"`` or ``"full"`` scale: the part's ``run`` uses it, and a chapter that
+    runs the part live calls :meth:`config_for` so that the chapter and
+    ``python -m attention_theory run ... --scale smoke`` compute the same thing."""
 
     name: str
     run: Callable[[RunContext], PartResult] | None
@@ -177,10 +180,19 @@ class Part:
     filename: Callable[[str], str] | None = None
     preflight: Callable[[RunContext], str | None] | None = None
     shards: Shards | None = None
+    config: Callable[[str], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         if (self.run is None) == (self.shards is None):
             raise ValueError(f"part {self.name!r}: give either run or shards")
+
+    def config_for(self, scale: str) -> dict[str, Any]:
+        """The declared configuration of this part at ``scale`` (``"smoke"`` or ``"full"``)."""
+        if scale not in ("smoke", "full"):
+            raise ValueError(f"scale: expected 'smoke' or 'full', got {scale!r}")
+        if self.config is None:
+            raise ValueError(f"part {self.name!r} declares no config(scale)")
+        return self.config(scale)
 
     def file_for(self, scale: str) -> str:
         if self.filename is not None:

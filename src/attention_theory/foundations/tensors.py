@@ -16,12 +16,15 @@ from typing import Any, Iterator
 import numpy as np
 import torch
 
-__all__ = ["f64", "default_dtype"]
+__all__ = ["VERIFICATION_DTYPE", "f64", "default_dtype"]
+
+#: The dtype of every verification (the one home of ``torch.float64`` as a named constant).
+VERIFICATION_DTYPE = torch.float64
 
 
 def f64(a: Any) -> torch.Tensor:
     """``a`` (array-like or tensor) as a float64 tensor; no validation (internal numerics)."""
-    return torch.as_tensor(np.asarray(a) if not isinstance(a, torch.Tensor) else a, dtype=torch.float64)
+    return torch.as_tensor(np.asarray(a) if not isinstance(a, torch.Tensor) else a, dtype=VERIFICATION_DTYPE)
 
 
 @contextlib.contextmanager
