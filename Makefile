@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: book book-fresh pdf test lint check-html install clean
+.PHONY: book book-fresh pdf test test-paper lint check-html install clean
 
 install: $(STAMP)
 
@@ -48,21 +48,46 @@ pdf: $(STAMP)
 	$(MAKE) book
 	@echo "PDF: $(PDF) (linked from every page of _build/html)"
 
-# Lint gate (ruff: pyflakes and import order, configured in pyproject.toml), then unit tests,
-# negative controls, layout and global-state tests, and nbval over every chapter in _toc.yml.
-# Files are spread over the cores (--dist loadfile keeps each notebook in one kernel);
-# TEST_WORKERS=0 runs everything in one process.
+# Lint gate (ruff, configured in pyproject.toml: pyflakes, import order, line length) over the
+# package, the tests and the chapters' code (tests/toc_notebooks.py converts every chapter in
+# _toc.yml to .ipynb, which ruff lints and nbval runs), then unit tests, negative controls, the
+# core tests (contract, layout, conventions, global state, commands, the new-paper scaffold in a
+# copy of the repository) and nbval over every chapter. Files are spread over the cores
+# (--dist loadfile keeps each notebook in one kernel); TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= auto
+TEST_ENV = ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
+	  OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1}
+PYTEST_ARGS = --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider --durations=15 \
+	  -n $(TEST_WORKERS) --dist loadfile
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests
 	$(PY) tests/toc_notebooks.py _build/nbval
-	ATTN_SCALE=$${ATTN_SCALE:-smoke} ATTN_REGISTRY_DIR=$(CURDIR)/_build/test-registry \
-	  OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1} \
-	  $(PY) -m pytest tests _build/nbval --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider --durations=15 \
-	  -n $(TEST_WORKERS) --dist loadfile
+	$(VENV)/bin/ruff check _build/nbval
+	$(TEST_ENV) $(PY) -m pytest tests _build/nbval $(PYTEST_ARGS)
 
+# The fast loop for one paper (PAPER=<key> of src/attention_theory/papers.py, or foundations): the
+# lint gate over the package, the tests and that paper's chapters; the core tests about a paper's
+# content (PAPER_GATES; the convention tests restricted to that paper by ATTN_CONVENTIONS_PAPER);
+# tests/<key>; the fuzz items of that paper's modules; nbval over its chapters. The tests of the
+# shared machinery (campaign, experiment command, scaffold, ...) are left to `make test`, the gate.
+PAPER_GATES = tests/core/test_layout.py tests/core/test_conventions.py tests/core/test_contract.py \
+	  tests/core/test_search_coverage.py tests/core/test_families_coverage.py tests/core/test_box_titles.py \
+	  tests/core/test_markdown_tables.py
+test-paper: $(STAMP)
+	@test -n "$(PAPER)" || { echo "usage: make test-paper PAPER=<key>"; exit 2; }
+	@test -d book/$(PAPER) || { echo "no book/$(PAPER)/: PAPER is a paper key (src/attention_theory/papers.py)"; exit 2; }
+	$(VENV)/bin/ruff check src tests
+	$(PY) tests/toc_notebooks.py _build/nbval-$(PAPER) --paper $(PAPER)
+	$(VENV)/bin/ruff check _build/nbval-$(PAPER)
+	$(TEST_ENV) ATTN_CONVENTIONS_PAPER=$(PAPER) $(PY) -m pytest $(PAPER_GATES) $(wildcard tests/$(PAPER)) \
+	  tests/fuzz/test_fuzz_public_api.py _build/nbval-$(PAPER) $(PYTEST_ARGS) \
+	  -k "not test_fuzz_public_callable or [$(PAPER)."
+
+# The lint gate of `make test` alone: ruff over src, tests and the chapters' code.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
+	$(PY) tests/toc_notebooks.py _build/nbval
+	$(VENV)/bin/ruff check _build/nbval
 
 # Browser test of the built book (run `make book` first): every page opened in headless
 # Chromium, offline; math typeset, images loaded, internal links resolve, registry complete.

@@ -9,6 +9,7 @@ checked as a reader would see it:
 * every image loaded (non-zero natural size);
 * every internal link and cross-reference points to an existing page and anchor;
 * the page references no external script, stylesheet or font (offline reading);
+* the package index has a row for every public module of the package;
 * the Verified-claims table has one row per claim of ``claims.json``, and every check record a
   chapter prints (``[verified at full scale] claim / check: ...``) has the status of the
   registry's record of that (claim, check, scale);
@@ -98,12 +99,14 @@ def browser():
 
 
 #: Words of the project's internal language that must not reach a reader.
-INTERNAL_WORDS = re.compile(r"(?<![-\w])(tasks?|lent|owed|catalogues?)\b", re.I)  # "multi-task" in a cited title is fine
+# "multi-task" in a cited title is fine
+INTERNAL_WORDS = re.compile(r"(?<![-\w])(tasks?|lent|owed|catalogues?)\b", re.I)
 LOCAL_PATH = re.compile(r"(?:/work/|/home/|/tmp/|/root/|/private/var/|[A-Z]:\\Users\\)")
 RAW_TEX = re.compile(r"\\(?:frac|sum|mathbb|mathrm|ell|left|right|begin|end|sqrt|alpha|beta|gamma|"
                      r"theta|sigma|lambda|epsilon|cdot|le|ge|infty|operatorname|top)(?![A-Za-z])"
                      r"|\$[^$\s][^$]*[\\^_{}][^$]*\$"
-                     r"|\*\*\w")  # (?![A-Za-z]), not \b: "\ell_p" has no word boundary before "_"; **: raw bold
+                     r"|\*\*\w")
+# (?![A-Za-z]), not \b: "\ell_p" has no word boundary before "_"; "**": raw bold
 
 
 def _layout(drv) -> dict:
@@ -112,8 +115,8 @@ def _layout(drv) -> dict:
         const main = document.querySelector('article.bd-article') || document.querySelector('main article') ||
                      document.querySelector('main') || document.body;
         const col = main.getBoundingClientRect();
-        const sel = 'div.cell_output pre, div.cell_input pre, div.output pre, mjx-container[display="true"], ' +
-                    'div.math, table, img, svg, div.highlight pre';
+        const sel = 'div.cell_output pre, div.cell_input pre, div.output pre, ' +
+                    'mjx-container[display="true"], div.math, table, img, svg, div.highlight pre';
         const clipped = [];
         for (const el of main.querySelectorAll(sel)) {
           if (el.closest('.attn-blueprint-wrap') || el.closest('nav') || el.closest('.headerlink') ||
@@ -123,8 +126,9 @@ def _layout(drv) -> dict:
           const wide = el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== 'visible';
           const out = r.right > col.right + 2 || r.left < col.left - 2;
           if (r.width > 0 && (wide || out)) {
-            clipped.push(el.tagName.toLowerCase() + '.' + (el.className.baseVal !== undefined ? el.className.baseVal :
-                         el.className).toString().split(' ')[0] + ': ' + (el.textContent || '').trim().slice(0, 60));
+            const cls = el.className.baseVal !== undefined ? el.className.baseVal : el.className;
+            clipped.push(el.tagName.toLowerCase() + '.' + cls.toString().split(' ')[0] + ': ' +
+                         (el.textContent || '').trim().slice(0, 60));
           }
         }
         // a table cell whose content is wider than the cell spills over its neighbour (fixed layout)
@@ -135,14 +139,16 @@ def _layout(drv) -> dict:
                          (cell.textContent || '').trim().slice(0, 60));
           }
         }
-        const skip = 'pre, code, script, style, .math, mjx-container, .MathJax, .highlight, kbd, samp, .cell_input';
+        const skip = 'pre, code, script, style, .math, mjx-container, .MathJax, .highlight, kbd, samp, ' +
+                     '.cell_input';
         const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
         const parts = [];
         for (let n = walker.nextNode(); n; n = walker.nextNode()) {
           if (!n.parentElement || n.parentElement.closest(skip)) continue;
           parts.push(n.textContent);
         }
-        const outputs = Array.from(main.querySelectorAll('div.cell_output, div.output')).map(e => e.textContent).join(' ');
+        const outputs = Array.from(main.querySelectorAll('div.cell_output, div.output'))
+                             .map(e => e.textContent).join(' ');
         return {clipped: clipped, prose: parts.join(' '), outputs: outputs};
     """)
 
@@ -289,6 +295,18 @@ def test_verified_claims_table_has_one_row_per_claim(server, browser):
     rows = browser.execute_script(
         "return document.querySelectorAll('table.attn-registry tbody tr').length")
     assert rows == len(claims) > 0
+
+
+def test_package_index_has_a_row_per_module_and_links_chapters():
+    from docutils.nodes import make_id
+
+    from attention_theory.sphinx.package_index import package_modules
+
+    page = HTML / "book" / "package-index.html"
+    anchors = _anchors(page)
+    missing = [m for m in package_modules() if make_id("module " + m) not in anchors]
+    assert not missing, f"modules without a row in the package index: {missing[:10]}"
+    assert page.read_text(errors="replace").count('<a class="reference internal" href="') > 20
 
 
 _PRINTED_RECORD = re.compile(

@@ -1,14 +1,16 @@
 """Convert every chapter in ``_toc.yml`` that is a MyST notebook into ``.ipynb`` for nbval.
 
-Usage: ``python tests/toc_notebooks.py OUTDIR``.  A chapter added to the table
+Usage: ``python tests/toc_notebooks.py OUTDIR [--paper KEY]``.  A chapter added to the table
 of contents is picked up here without touching the tests.  Plain Markdown pages
-(no ``kernelspec`` in their front matter) have no code to run and are skipped.
+(no ``kernelspec`` in their front matter) have no code to run and are skipped.  With
+``--paper KEY`` only the chapters in ``book/KEY/`` are converted (``make test-paper``).
+The notebooks are also what ``ruff`` lints of the chapters (``make lint``).
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
-import sys
 from pathlib import Path
 
 import jupytext
@@ -35,10 +37,13 @@ def toc_files(toc: dict) -> list[str]:
     return out
 
 
-def chapter_notebooks() -> list[Path]:
+def chapter_notebooks(paper: str | None = None) -> list[Path]:
+    """The chapter files of ``_toc.yml`` (only those in ``book/<paper>/`` when ``paper`` is given)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     paths = []
     for entry in toc_files(toc):
+        if paper is not None and not entry.startswith(f"book/{paper}/"):
+            continue
         for suffix in (".md", ".ipynb"):
             p = ROOT / (entry + suffix)
             if p.exists():
@@ -49,12 +54,15 @@ def chapter_notebooks() -> list[Path]:
     return paths
 
 
-def main(outdir: str) -> None:
+def main(outdir: str, paper: str | None = None) -> None:
     out = Path(outdir)
     if out.exists():
         shutil.rmtree(out)
+    chapters = chapter_notebooks(paper)
+    if paper is not None and not chapters:
+        raise SystemExit(f"error: _toc.yml lists no chapter in book/{paper}/")
     count = 0
-    for src in chapter_notebooks():
+    for src in chapters:
         nb = jupytext.read(src)
         if "kernelspec" not in nb.metadata or not any(c.cell_type == "code" for c in nb.cells):
             continue
@@ -66,4 +74,8 @@ def main(outdir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "_build/nbval")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("outdir", nargs="?", default="_build/nbval")
+    ap.add_argument("--paper", default=None, help="convert only the chapters in book/PAPER/")
+    args = ap.parse_args()
+    main(args.outdir, args.paper)

@@ -1,4 +1,4 @@
-"""attention_theory: numerical companion to four papers on Transformer theory.
+"""attention_theory: numerical companion to papers on Transformer theory.
 
 The package is arranged like the book, by paper:
 

@@ -180,13 +180,15 @@ def open_client(spec: ClusterSpec, *, echo: Callable[[str], None] = print) -> It
             try:
                 import dask_jobqueue
             except ImportError:  # pragma: no cover
-                raise SystemExit("error: --cluster needs dask-jobqueue: pip install -e '.[cluster]'") from None
+                raise SystemExit("error: --cluster needs dask-jobqueue: "
+                                 "pip install -e '.[cluster]'") from None
             kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[spec.cluster]
             try:
                 cluster = stack.enter_context(kind())
             except ValueError as exc:  # no cores/memory configured: say where they go
-                raise SystemExit(f"error: --cluster {spec.cluster}: {str(exc).splitlines()[0]} Set them under "
-                                 f"jobqueue: {spec.cluster}: in ~/.config/dask/jobqueue.yaml (see the README).") from None
+                raise SystemExit(f"error: --cluster {spec.cluster}: {str(exc).splitlines()[0]} "
+                                 f"Set them under jobqueue: {spec.cluster}: in "
+                                 f"~/.config/dask/jobqueue.yaml (see the README).") from None
             cluster.scale(jobs=spec.jobs)
             client = stack.enter_context(Client(cluster))
         else:
@@ -229,7 +231,8 @@ def inside_dask_task() -> bool:
 
 
 #: CPU seconds that pieces spent on other workers, added up for the task that submitted them.
-_piece_cpu: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("attn_piece_cpu", default=None)
+_piece_cpu: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
+    "attn_piece_cpu", default=None)
 
 
 @contextlib.contextmanager

@@ -37,7 +37,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from attention_theory._validate import SEED_LIMIT, check_path
 from attention_theory.cluster import add_cluster_options, cluster_spec, one_thread, open_client
 from attention_theory.config import SCALES, use_scale
 from attention_theory.config import scale as current_scale
@@ -52,8 +51,10 @@ from attention_theory.results import (
     source_dirty,
     write_result,
 )
+from attention_theory.validation import SEED_LIMIT, check_path
 
-__all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_dir", "shard_output", "run_shards", "SHARDS_FOLDER", "experiments", "find_experiment",
+__all__ = ["RunContext", "PartResult", "Shards", "Part", "Experiment", "shard_dir", "shard_output",
+           "run_shards", "SHARDS_FOLDER", "experiments", "find_experiment",
            "run_cli", "ensure_writable", "move_checkpoints_aside", "CHECKPOINT_NAME",
            "positive_int", "nonnegative_int", "positive_float", "seed_int", "DistinctSeeds"]
 
@@ -91,7 +92,7 @@ def nonnegative_int(text: str) -> int:
 
 
 def seed_int(text: str) -> int:
-    """A seed: an integer in ``[0, 2**63)`` (what :func:`attention_theory._validate.check_seed` accepts)."""
+    """A seed: an integer in ``[0, 2**63)`` (what :func:`attention_theory.validation.check_seed` accepts)."""
     value = _int_at_least(text, 0, "a seed (an integer >= 0)", maximum=None)
     if value >= SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"expected a seed < 2**63, got {text!r}")
@@ -319,7 +320,8 @@ def _defaults_text(exp: Experiment) -> str:
 def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description=exp.description)
     ap.add_argument("--scale", choices=SCALES, default=None,
-                    help="smoke (small, seconds to minutes) or full (the paper's); default: $ATTN_SCALE or smoke")
+                    help="smoke (small, seconds to minutes) or full (the paper's); "
+                         "default: $ATTN_SCALE or smoke")
     ap.add_argument("--parts", nargs="+", choices=[p.name for p in exp.parts], default=None,
                     metavar="PART",
                     help=f"parts to run, in order (default: {_defaults_text(exp)}); "
@@ -343,7 +345,8 @@ def _parser(exp: Experiment, prog: str) -> argparse.ArgumentParser:
     return ap
 
 
-def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *, prog: str | None = None) -> dict[str, Path]:
+def run_cli(exp: Experiment, argv: Sequence[str] | None = None, *,
+            prog: str | None = None) -> dict[str, Path]:
     """Parse ``argv`` for ``exp``, run the chosen parts and write one result file per part.
 
     Returns ``{part name: path written}``. Invalid arguments exit with status 2 and a one-line
@@ -420,7 +423,8 @@ def _write_part(exp: Experiment, part: Part, ctx: RunContext, res: PartResult, t
         if differ:
             aside = write_result(target.with_name(target.stem + ".differs.json"), res.data, prov)
             raise SystemExit(f"error: {target} holds a result of another configuration (differs in "
-                             f"{', '.join(differ)}); not written over without --force. This run's result: {aside}")
+                             f"{', '.join(differ)}); not written over without --force. "
+                             f"This run's result: {aside}")
     path = write_result(target, res.data, prov)
     line = f"{exp.paper} {exp.name} {part.name}: wrote {path} ({wall:.0f} s)"
     print(line + (f"; {res.summary}" if res.summary else ""), flush=True)
@@ -510,7 +514,8 @@ def run_shards(part: Part, ctx: RunContext, client: Any = None) -> PartResult:
             from distributed import as_completed
 
             futures = {client.submit(_run_one_shard, part.shards.run, quiet, spec, pure=False, retries=1,
-                                     key=f"shard-{part.name}-{ctx.scale}-{label}"): label for label, spec in plan}
+                                     key=f"shard-{part.name}-{ctx.scale}-{label}"): label
+                       for label, spec in plan}
             for fut in as_completed(futures):
                 outputs[futures[fut]] = fut.result()
                 bar.update(1)
@@ -524,7 +529,8 @@ def main(argv: Sequence[str] | None = None) -> int:
              "       python -m attention_theory run <paper> <experiment> --help\n"
              "       python -m attention_theory check <claim-id> [--scale smoke|full] | --list | --all\n"
              "       python -m attention_theory bench-workers [--workers 1 2] [--repeats 3] [--paper P]\n"
-             "       python -m attention_theory tightness [--below 0.5] [--registry DIR ...]")
+             "       python -m attention_theory tightness [--below 0.5] [--registry DIR ...]\n"
+             "       python -m attention_theory new-paper <key> --title TITLE --cite BIBKEY [--dry-run]")
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)
         return 0 if argv else 2
@@ -536,6 +542,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from attention_theory.verify.tightness import main as tightness_main
 
         return tightness_main(argv[1:])
+    if argv[0] == "new-paper":
+        from attention_theory.scaffold import main as scaffold_main
+
+        return scaffold_main(argv[1:])
     if argv[0] == "bench-workers":
         from attention_theory.workers_benchmark import main as bench_main
 

@@ -23,28 +23,34 @@ class Paper:
     """One paper: ``key`` (claim-ID prefix and package name), ``short`` (how the book names it),
     ``cite`` (its key in ``book/references.bib``), ``title``, and ``experiments``: the modules that
     declare its runnable experiments (each defines ``EXPERIMENT``, see
-    :mod:`attention_theory.experiment`)."""
+    :mod:`attention_theory.experiment`); ``covers``: what the book covers of it, in a few words (the
+    introduction's table of papers)."""
 
     key: str
     short: str
     cite: str
     title: str
     experiments: tuple[str, ...] = ()
+    covers: str = ""
 
 
 PAPERS: tuple[Paper, ...] = (
     Paper("trauger", "Trauger & Tewari (2024)", "trauger2024sequence",
           "Sequence Length Independent Norm-Based Generalization Bounds for Transformers",
-          ("attention_theory.trauger.sparse_majority.experiment",)),
+          ("attention_theory.trauger.sparse_majority.experiment",),
+          covers="norm-based generalization bounds that do not grow with sequence length"),
     Paper("deora", "Deora et al. (2024)", "deora2024optimization",
           "On the Optimization and Generalization of Multi-head Attention",
-          ("attention_theory.deora.head_sweeps", "attention_theory.deora.sst2")),
+          ("attention_theory.deora.head_sweeps", "attention_theory.deora.sst2"),
+          covers="optimization and generalization of multi-head attention trained by gradient descent"),
     Paper("qin", "Qin, Zhou & Zhu (2025)", "qin2025convergence",
           "On the Convergence of Gradient Descent on Learning Transformers with Residual Connections",
-          ("attention_theory.qin.experiments",)),
+          ("attention_theory.qin.residual_training",),
+          covers="gradient descent on a single-layer Transformer with residual connections"),
     Paper("julistiono", "Julistiono, Tarzanagh & Azizan (2024)", "julistiono2024mirror",
           "Optimizing Attention with Mirror Descent: Generalized Max-Margin Token Selection",
-          ("attention_theory.julistiono.experiments",)),
+          ("attention_theory.julistiono.mirror_descent_training",),
+          covers=r"$\ell_p$ mirror descent on attention and its max-margin limit"),
 )
 
 #: Check packages that belong to no paper (their claims use a paper's ID prefix).

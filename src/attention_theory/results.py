@@ -37,8 +37,8 @@ import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from attention_theory._validate import check_path, check_positive
 from attention_theory.provenance import git_commit, json_data, jsonable, package_version
+from attention_theory.validation import check_path, check_positive
 
 __all__ = [
     "PROVENANCE_KEYS",
@@ -412,7 +412,8 @@ def _check_config(path: Path, saved: Any, config: Any) -> None:
     if saved is None:
         raise CheckpointMismatch(path, "was written for another configuration (it records none)")
     if isinstance(saved, dict) and isinstance(want, dict):
-        keys = sorted(k for k in set(saved) | set(want) if saved.get(k, "<absent>") != want.get(k, "<absent>"))
+        keys = sorted(k for k in set(saved) | set(want)
+                      if saved.get(k, "<absent>") != want.get(k, "<absent>"))
         shown = ", ".join(f"{k}: saved {saved.get(k, '<absent>')!r}, now {want.get(k, '<absent>')!r}"
                           for k in keys[:3])
         more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_seed
+from attention_theory.validation import check_int, check_seed
 
 __all__ = ["SearchResult", "SizedSearch", "maximize", "maximize_over_sizes", "numpy_objective", "NO_INSTANCE"]
 
@@ -162,7 +162,8 @@ def _check_size(size: Any, name: str) -> None:
         raise ValueError(f"{name} must not be NaN, got {size!r}")
 
 
-def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.random.Generator], np.ndarray],
+def maximize_over_sizes(objective: Callable[[Any, Any], Any],
+                        init: Callable[[Any, np.random.Generator], np.ndarray],
                         sizes: Any, *, methods: tuple[str, ...] = ("lbfgs", "nelder-mead"),
                         restarts: int = 8, steps: int = 200, seed: int = 0,
                         project: Callable[[Any, np.ndarray], np.ndarray] | None = None) -> SizedSearch:
@@ -194,7 +195,8 @@ def maximize_over_sizes(objective: Callable[[Any, Any], Any], init: Callable[[An
         raise ValueError("methods must name at least one method")
     check_seed(seed)
     if not ({"lbfgs", "adam"} & set(methods)) or "nelder-mead" not in methods:
-        raise ValueError(f"methods must include a gradient method (lbfgs/adam) and nelder-mead, got {methods}")
+        raise ValueError("methods must include a gradient method (lbfgs/adam) and nelder-mead, "
+                         f"got {methods}")
     best: tuple[float, Any, str, np.ndarray] | None = None
     per_size: dict[str, float] = {}
     for i, size in enumerate(sizes):

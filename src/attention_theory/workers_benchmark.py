@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from attention_theory._validate import as_array
 from attention_theory.cluster import worker_count
 from attention_theory.papers import PAPERS
+from attention_theory.validation import as_array
 
 __all__ = ["time_campaign", "time_sweep", "summarize_times", "main"]
 
@@ -66,8 +66,9 @@ def time_campaign(workers: int, *, paper: str | None = None) -> dict[str, float]
         raise ValueError(f"paper must be one of {[p.key for p in PAPERS]}, got {paper!r}")
     with tempfile.TemporaryDirectory(prefix="attn-bench-") as folder:
         reg = Path(folder) / "registry"
-        wall, cpu = _command(["check", "--all", *(["--paper", paper] if paper else []), "--registry", str(reg),
-                              "--against", folder, "--no-progress", "--workers", str(workers)])
+        wall, cpu = _command(["check", "--all", *(["--paper", paper] if paper else []),
+                              "--registry", str(reg), "--against", folder, "--no-progress",
+                              "--workers", str(workers)])
         tasks = read_manifest(reg)["tasks"]
         return {"wall_s": wall, "cpu_s": sum(t["cpu_s"] for t in tasks.values()), "tasks": len(tasks),
                 "process_cpu_s": cpu}
@@ -78,8 +79,9 @@ def time_sweep(workers: int) -> dict[str, float]:
     on ``workers`` local workers, as one command in a fresh interpreter."""
     _check_workers(workers)
     with tempfile.TemporaryDirectory(prefix="attn-bench-") as folder:
-        wall, cpu = _command(["run", "trauger", "sparse-majority", "--protocol", "authors", "--scale", "smoke",
-                              "--no-progress", "--out", folder, "--workers", str(workers)])
+        wall, cpu = _command(["run", "trauger", "sparse-majority", "--protocol", "authors",
+                              "--scale", "smoke", "--no-progress", "--out", folder,
+                              "--workers", str(workers)])
         return {"wall_s": wall, "process_cpu_s": cpu}
 
 
@@ -150,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             lines.append(f"{what}, {w} worker(s): wall min/median/max {row['wall_s']['min']:.1f}/"
                          f"{row['wall_s']['median']:.1f}/{row['wall_s']['max']:.1f} s; speed-up over {ref}: "
                          f"{row['speedup_over_first']:.2f}x")
-    config = {"workers": args.workers, "repeats": args.repeats, "paper": args.paper, "sweep": not args.no_sweep}
+    config = {"workers": args.workers, "repeats": args.repeats, "paper": args.paper,
+              "sweep": not args.no_sweep}
     prov = provenance(config, wall_time_s=time.perf_counter() - t_all, scale="smoke",
                       extra={"client_cpu_time_s": time.process_time() - c_all})
     path = write_result(out, data, prov)

@@ -197,7 +197,8 @@ def test_box_titles_cite_the_paper_in_the_fixed_form(path):
 @pytest.mark.parametrize("path", _chapters(), ids=lambda p: p.relative_to(BOOK).as_posix())
 def test_headings_name_no_bare_paper_number(path):
     own = AUTHORS.get(_paper(path))
-    bad = [f"{path.name}:{line}: {text!r}: {p}" for line, text in headings(path) for p in title_problems(text, own)]
+    bad = [f"{path.name}:{line}: {text!r}: {p}" for line, text in headings(path)
+           for p in title_problems(text, own)]
     assert not bad, "\n".join(bad)
 
 

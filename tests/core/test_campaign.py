@@ -237,8 +237,8 @@ def test_shares_must_be_a_label():
 def test_figure_checks_are_left_to_their_chapters_at_full_scale():
     # without data they would train the figure's runs at the paper's size (hours): at full scale
     # their records come from the chapters, on the committed results
-    (task,) = [t for t in campaign.campaign_tasks(["deora-fig-5"]) if ("deora-fig-5", "momentum-faster-than-gd")
-               in t.pairs]
+    (task,) = [t for t in campaign.campaign_tasks(["deora-fig-5"])
+               if ("deora-fig-5", "momentum-faster-than-gd") in t.pairs]
     res = campaign.run_check_task(task, "full")
     assert res["status"] == "needs-data" and "committed results" in res["message"] and res["wall_s"] == 0.0
     assert campaign.trains_experiment(rerun.claim_checks()["deora-fig-5"][0][1])

@@ -123,7 +123,8 @@ def test_a_planted_file_cannot_run_code(folder, tmp_path, capsys):
     from attention_theory.results import save_checkpoint
 
     name = f"{_expensive.__module__}.{_expensive.__qualname__}"
-    save_checkpoint(path, {"value": Payload()}, config={"function": name, "key": cc.cache_key(name, (3,), {})})
+    save_checkpoint(path, {"value": Payload()},
+                    config={"function": name, "key": cc.cache_key(name, (3,), {})})
     out = _expensive(3)
     assert not marker.exists()
     assert torch.equal(out["t"], torch.arange(3, dtype=torch.float64)) and len(CALLS) == 2

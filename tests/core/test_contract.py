@@ -129,14 +129,16 @@ def test_erratum_requires_printed_failure_and_corrected_success(tmp_path, monkey
             verify.confirm_erratum(good, good, **_erratum_kw())
         with pytest.raises(ClaimViolation, match="corrected version fails"):
             verify.confirm_erratum(bad, bad, **_erratum_kw())
-    assert verify.summarize_registry(verify.load_registry(tmp_path))["deora-eq-24"]["status"] == "false-as-printed"
+    summary = verify.summarize_registry(verify.load_registry(tmp_path))
+    assert summary["deora-eq-24"]["status"] == "false-as-printed"
 
 
 def test_erratum_keeps_its_latex_and_rejects_delimiters(toy_check):
     x = np.array([1.0, 2.0])
     bad, good = verify.bound_outcome(2 * x, x, instances=x), verify.bound_outcome(x / 2, x, instances=x)
     with toy_check("deora-eq-24", "toy"):
-        rec = verify.confirm_erratum(bad, good, **_erratum_kw(printed_tex=r"2x \le x", corrected_tex=r"x/2 \le x"))
+        rec = verify.confirm_erratum(bad, good,
+                                     **_erratum_kw(printed_tex=r"2x \le x", corrected_tex=r"x/2 \le x"))
         assert rec.detail["printed"]["tex"] == r"2x \le x" and rec.detail["corrected"]["tex"] == r"x/2 \le x"
         with pytest.raises(ValueError, match="printed_tex"):
             verify.confirm_erratum(bad, good, **_erratum_kw(printed_tex="$2x$"))
@@ -180,7 +182,8 @@ def _rec(status, **detail):
     ([_rec("erratum", kind="wrong-constant", where="statement"),
       _rec("erratum", kind="missing-hypothesis", where="statement")], "false-as-printed"),
     ([_rec("erratum", kind="typo", where="statement")], "false-as-printed"),
-    ([_rec("verified"), _rec("fails", failure="x"), _rec("erratum", kind="proof-step", where="proof")], "fails"),
+    ([_rec("verified"), _rec("fails", failure="x"), _rec("erratum", kind="proof-step", where="proof")],
+     "fails"),
     # errata of the review copy or of a background remark are listed, not aggregated
     ([_rec("verified"), _rec("erratum", kind="typo", where="statement", version="review-copy")], "verified"),
     ([_rec("verified"), _rec("erratum", kind="typo", where="background")], "verified"),
@@ -400,10 +403,12 @@ def test_erratum_version_and_place_are_validated_and_recorded(tmp_path, monkeypa
     with toy_check("trauger-lemma-3-1", "toy"):
         with pytest.raises(ValueError, match="version must be one of"):
             verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
-                                   verify.bound_outcome(x / 2, x, instances=x), **_erratum_kw(version="draft"))
+                                   verify.bound_outcome(x / 2, x, instances=x),
+                                   **_erratum_kw(version="draft"))
         with pytest.raises(ValueError, match="where must be one of"):
             verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
-                                   verify.bound_outcome(x / 2, x, instances=x), **_erratum_kw(where="footnote"))
+                                   verify.bound_outcome(x / 2, x, instances=x),
+                                   **_erratum_kw(where="footnote"))
         rec = verify.confirm_erratum(verify.bound_outcome(2 * x, x, instances=x),
                                      verify.bound_outcome(x / 2, x, instances=x),
                                      **_erratum_kw(version="review-copy"))
@@ -417,8 +422,8 @@ def test_implementation_checks_have_their_own_kind(tmp_path, monkeypatch, toy_ch
     with toy_check("trauger-lemma-3-1", "toy"):
         with pytest.raises(ValueError, match="implementation must be a sentence"):
             verify.check_identity([1.0], [1.0], "x", implementation="x")
-        rec = verify.check_identity([1.0], [1.0], "two codes agree",
-                                    implementation="the scalar helper against the vectorized helper, both ours")
+        rec = verify.check_identity([1.0], [1.0], "two codes agree", implementation=(
+            "the scalar helper against the vectorized helper, both ours"))
         with pytest.raises(ClaimViolation):
             verify.check_identity([1.0], [2.0], "two codes agree",
                                   implementation="the scalar helper against the vectorized helper, both ours")

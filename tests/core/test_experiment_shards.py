@@ -87,9 +87,9 @@ def test_restart_moves_every_shard_checkpoint_aside(one_process, tmp_path, capsy
 
 
 def test_a_part_without_shards_says_it_runs_here(tmp_path, capsys):
-    assert main(["run", "trauger", "sparse-majority", "--parts", "benchmark-structured", "--benchmark-epochs", "1",
-                 "--benchmark-reps", "1", "--Ts", "20", "--seeds", "0", "--no-progress", "--out", str(tmp_path),
-                 "--workers", "2"]) == 0
+    assert main(["run", "trauger", "sparse-majority", "--parts", "benchmark-structured",
+                 "--benchmark-epochs", "1", "--benchmark-reps", "1", "--Ts", "20", "--seeds", "0",
+                 "--no-progress", "--out", str(tmp_path), "--workers", "2"]) == 0
     assert "benchmark-structured: not made of shards, runs in this process" in capsys.readouterr().out
 
 
@@ -103,7 +103,8 @@ def test_a_result_of_another_configuration_is_not_written_over(one_process, tmp_
     aside = json.loads((tmp_path / "authors-sweep-smoke.differs.json").read_text())
     assert aside["provenance"]["config"]["max_epochs"] == 20
     assert main([*RUN, "--out", str(tmp_path), "--max-epochs", "20", "--force"]) == 0
-    assert json.loads((tmp_path / "authors-sweep-smoke.json").read_text())["provenance"]["config"]["max_epochs"] == 20
+    written = json.loads((tmp_path / "authors-sweep-smoke.json").read_text())
+    assert written["provenance"]["config"]["max_epochs"] == 20
 
 
 def test_skip_existing_trusts_only_an_intact_result(one_process, tmp_path, capsys):

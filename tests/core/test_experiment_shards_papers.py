@@ -29,29 +29,28 @@ def _canonical(obj) -> str:
 @pytest.fixture(scope="module")
 def qin_e1_sharded(tmp_path_factory):
     out = tmp_path_factory.mktemp("qin")
-    assert main(["run", "qin", "experiments", "--parts", "e1", "--out", str(out), "--no-progress"]) == 0
+    assert main(["run", "qin", "residual-training", "--parts", "e1", "--out", str(out), "--no-progress"]) == 0
     return out
 
 
 def test_qin_e1_shards_equal_the_sequential_run(qin_e1_sharded):
-    from attention_theory.qin.experiments import SIZES, e1_run
+    from attention_theory.qin.residual_training import EXPERIMENT, run_e1
 
     with use_scale("smoke"):
-        want = e1_run(**SIZES["smoke"]["e1"])
+        want = run_e1(EXPERIMENT.part("e1").config_for("smoke"))
     assert _canonical(_data(qin_e1_sharded, "e1-smoke.json")) == _canonical(want)
     labels = sorted(p.name for p in (qin_e1_sharded / "shards" / "e1-smoke").iterdir())
-    assert labels == ["qk-0.05-seed-0-none", "qk-0.05-seed-0-residual", "qk-0.05-seed-1-none",
-                      "qk-0.05-seed-1-residual"]
+    assert labels == ["qk-0.05-seed-0-none", "qk-0.05-seed-0-residual"]
 
 
 def test_qin_e1_on_two_workers_is_the_same(qin_e1_sharded, tmp_path):
-    assert main(["run", "qin", "experiments", "--parts", "e1", "--out", str(tmp_path), "--no-progress",
+    assert main(["run", "qin", "residual-training", "--parts", "e1", "--out", str(tmp_path), "--no-progress",
                  "--workers", "2"]) == 0
     assert _data(tmp_path, "e1-smoke.json") == _data(qin_e1_sharded, "e1-smoke.json")
 
 
 def test_julistiono_e1_blocks_merge_to_the_whole(monkeypatch):
-    from attention_theory.julistiono import experiments as je
+    from attention_theory.julistiono import mirror_descent_training as je
 
     seeds = (1, 2, 3, 4)
     whole = {p: json.loads(json.dumps(jsonable(je._e1_block(p, seeds, steps=60)))) for p in je.E1_PS}
@@ -65,10 +64,11 @@ def test_julistiono_e1_blocks_merge_to_the_whole(monkeypatch):
 
 
 def test_julistiono_e1_plan_covers_every_seed_once():
-    from attention_theory.julistiono import experiments as je
+    from attention_theory.julistiono import mirror_descent_training as je
 
     for scale, n in (("smoke", 10), ("full", 100)):
-        ctx = RunContext(scale=scale, device="cpu", out=Path("."), progress=False, options=argparse.Namespace())
+        ctx = RunContext(scale=scale, device="cpu", out=Path("."), progress=False,
+                         options=argparse.Namespace())
         plan = je._e1_plan(ctx)
         for p in je.E1_PS:
             seeds = [s for _, (_, pp, block) in plan if pp == p for s in block]

@@ -54,10 +54,10 @@ def test_importing_any_module_changes_no_global_state():
 def test_checks_restore_the_callers_default_dtype():
     import torch
 
-    from attention_theory.foundations import checks as fc
+    from attention_theory.foundations.checks import norms
 
     before = torch.get_default_dtype()
-    fc.check_spectral_le_frobenius()
+    norms.check_spectral_le_frobenius()
     assert torch.get_default_dtype() == before
 
 

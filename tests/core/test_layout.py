@@ -194,25 +194,3 @@ def test_claim_id_pattern_comes_from_the_paper_list():
 def test_every_module_imports(name):
     importlib.import_module(name)
 
-
-def test_one_import_alias_per_module_across_the_book():
-    """A module has one alias in every chapter, and an alias names one module (CONTRIBUTING.md)."""
-    pat = re.compile(r"^\s*from (attention_theory[\w.]*) import (.+)$", re.M)
-    alias_of: dict[str, set[str]] = {}
-    module_of: dict[str, set[str]] = {}
-    for md in sorted(BOOK.rglob("*.md")):
-        for m in pat.finditer(md.read_text()):
-            for item in m.group(2).strip("()").split(","):
-                name, _, alias = (x.strip() for x in item.strip().partition(" as "))
-                full = f"{m.group(1)}.{name}"
-                if full in MODULES:
-                    alias_of.setdefault(full, set()).add(alias or name)
-                    module_of.setdefault(alias or name, set()).add(full)
-    bad = {k: v for k, v in alias_of.items() if len(v) > 1}
-    bad.update({k: v for k, v in module_of.items() if len(v) > 1})
-    assert not bad, bad
-    documented = (SRC.parent / "CONTRIBUTING.md").read_text()
-    undocumented = sorted(f"{m} as {a}" for m, (a,) in ((m, tuple(v)) for m, v in alias_of.items())
-                          if a != m.rsplit(".", 1)[1] and f"| `{m.removeprefix('attention_theory.')}` | `{a}` |"
-                          not in documented)
-    assert not undocumented, f"aliases missing from the table in CONTRIBUTING.md: {undocumented}"

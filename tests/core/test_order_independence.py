@@ -23,10 +23,10 @@ cfg = ex.sweep_config("smoke", Ts=(12,), seeds=(0,), n_train=64, n_val=64, max_e
                       checkpoint_every=3)
 res = ex.run_sweep(cfg, scale="smoke", progress=False)
 runs = res["data"]["runs"]
-from attention_theory.foundations import checks as fc
+from attention_theory.foundations.checks import softmax
 from attention_theory.verify import evaluate_only
 with evaluate_only():
-    rec = fc.check_softmax_lipschitz()
+    rec = softmax.check_softmax_lipschitz()
 print(json.dumps({"runs": runs, "check": [rec.worst, rec.n_instances],
                   "dtype": str(torch.get_default_dtype())}, sort_keys=True))
 """

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from attention_theory._validate import Unrepresentable, refuses_overflow
+from attention_theory.validation import Unrepresentable, refuses_overflow
 
 
 def quartic(b: float, R: float) -> float:

@@ -59,7 +59,8 @@ def test_no_environment_variable_sets_the_recorded_commit(tmp_path):
 
     pkg = tmp_path / "attention_theory"
     shutil.copytree(Path(provenance.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "ATTN_COMMIT": "0123456789ab", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "ATTN_COMMIT": "0123456789ab",
+           "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", "from attention_theory.provenance import git_commit, "
                           "source_tree_hash; print(git_commit()); print(source_tree_hash())"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)

@@ -37,7 +37,8 @@ def _bound_calls() -> dict[tuple[str, str], list[tuple[int, bool]]]:
             for node in ast.walk(fn):
                 if not isinstance(node, ast.Call):
                     continue
-                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
                 if name not in BOUND_CALLS:
                     continue
                 kws = {k.arg for k in node.keywords}

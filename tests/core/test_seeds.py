@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from attention_theory._validate import check_seed, check_seeds, seed_torch_default, torch_generator
 from attention_theory.deora.stability import init_heads
 from attention_theory.trauger.sparse_majority.model import init_params
+from attention_theory.validation import check_seed, check_seeds, seed_torch_default, torch_generator
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**32 - 1])
@@ -26,7 +26,8 @@ def test_small_seeds_draw_what_manual_seed_draws(seed):
 def test_seeds_apart_by_2_to_the_32_draw_different_numbers(seed):
     # the negative control: torch's own manual_seed aliases them
     alias = torch.Generator().manual_seed(seed + 2**32)
-    assert torch.equal(torch.rand(8, generator=alias), torch.rand(8, generator=torch.Generator().manual_seed(seed)))
+    assert torch.equal(torch.rand(8, generator=alias),
+                       torch.rand(8, generator=torch.Generator().manual_seed(seed)))
     a = torch.rand(2000, generator=torch_generator(seed))
     b = torch.rand(2000, generator=torch_generator(seed + 2**32))
     c = torch.rand(2000, generator=torch_generator(seed + 2**33))

@@ -21,7 +21,8 @@ RECORDS = [
     _record("trauger-lemma-3-1", "bound", "verified"),
     _record("trauger-lemma-3-1", "printed-step", "erratum", kind="proof-step", where="proof",
             source="Proof, Eq. 7", same_instances=True,
-            printed={"text": "a <= b/2", "tex": r"a \le b/2", "summary": "FAILS"}, corrected={"text": "a <= b", "summary": "holds"}),
+            printed={"text": "a <= b/2", "tex": r"a \le b/2", "summary": "FAILS"},
+            corrected={"text": "a <= b", "summary": "holds"}),
     # the same erratum confirmed again by the full-scale campaign: one entry, two scales
     {**_record("trauger-lemma-3-1", "printed-step", "erratum", scale="full", kind="proof-step", where="proof",
                source="Proof, Eq. 7", same_instances=True,
@@ -143,7 +144,7 @@ def test_errata_page_has_a_summary_table_and_printed_corrected_side_by_side(buil
     ("-3.5e+01", r"-3.5\times10^{1}"), ("1.0e+00", "1.0"), ("-1e-03", "-10^{-3}"),
     ("0.52", None), ("(2, 1, 1)", None), ("1e-3x", None), ("", None)])
 def test_glued_e_notation_reads_as_mathematics(text, tex):
-    from attention_theory.sphinx import e_notation_as_math
+    from attention_theory.sphinx.typography import e_notation_as_math
 
     assert e_notation_as_math(text) == tex
 
@@ -154,6 +155,98 @@ def test_glued_e_notation_reads_as_mathematics(text, tex):
     ("(a) first, (b) second (c)", "(a) first, (b) second (c)"),   # the first "(" closes early
     ("Plain title", "Plain title"), ("  ( x )  ", "x"), ("", "")])
 def test_box_titles_lose_their_enclosing_parentheses(raw, title):
-    from attention_theory.sphinx import box_title
+    from attention_theory.sphinx.statements import box_title
 
     assert box_title(raw) == title
+
+
+CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A toy chapter with $\\ell_p$
+
+```{code-cell} ipython3
+from attention_theory.foundations import norms as nr
+from attention_theory.results import read_result
+```
+
+```{code-cell} ipython3
+nr.spectral_norm(a)
+nr._private(a)
+read_result("x")
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def myst_built(tmp_path_factory):
+    """A MyST book (myst-nb, sphinxcontrib-bibtex, no execution): the introduction's paper table,
+    a chapter with code, the package index, the bibliography; the warnings are kept."""
+    import io
+    import pathlib
+    import shutil
+
+    root = tmp_path_factory.mktemp("mystbook")
+    shutil.copy(pathlib.Path(__file__).resolve().parents[2] / "book" / "references.bib", root / "refs.bib")
+    (root / "conf.py").write_text(textwrap.dedent("""
+        extensions = ["myst_nb", "sphinx_proof", "sphinxcontrib.bibtex", "attention_theory.sphinx"]
+        nb_execution_mode = "off"
+        bibtex_bibfiles = ["refs.bib"]
+        bibtex_reference_style = "author_year"
+        myst_enable_extensions = ["dollarmath"]
+        exclude_patterns = ["_build"]
+        """))
+    (root / "index.md").write_text("# Toy\n\n```{paper-table}\n```\n\n"
+                                   "```{toctree}\nchapter\npackage-index\nbib\n```\n")
+    (root / "chapter.md").write_text(CHAPTER)
+    (root / "package-index.md").write_text("# Package index\n\n```{package-index}\n```\n")
+    (root / "bib.md").write_text("# Bibliography\n\n```{bibliography}\n```\n")
+    out = root / "_build" / "html"
+    warnings = io.StringIO()
+    saved = os.environ.get("ATTN_REGISTRY_DIR")
+    try:
+        app = sphinx_app.Sphinx(str(root), str(root), str(out), str(root / "_build" / "doctrees"),
+                                "html", status=None, warning=warnings, freshenv=True)
+        app.build()
+    finally:
+        if saved is None:
+            os.environ.pop("ATTN_REGISTRY_DIR", None)
+        else:
+            os.environ["ATTN_REGISTRY_DIR"] = saved
+    # a second Sphinx application in one process registers Sphinx's own nodes again: not ours
+    return out, [w for w in warnings.getvalue().splitlines()
+                 if w.strip() and "is already registered" not in w]
+
+
+def test_paper_table_is_generated_with_resolved_citations(myst_built):
+    from attention_theory import papers
+
+    out, warnings = myst_built
+    assert not warnings, warnings
+    index = (out / "index.html").read_text()
+    assert index.count("<tr ") + index.count("<tr>") == 1 + len(papers.PAPERS)
+    for p in papers.PAPERS:
+        assert f'<span class="pre">{p.key}</span>' in index
+    assert index.count('href="bib.html#') == len(papers.PAPERS)  # every citation resolved
+    assert "Trauger and Tewari" in index and "norm-based generalization bounds" in index
+    assert r"\(\ell_p\)</span> mirror descent" in index  # the math of a "covers" text stays math
+
+
+def test_package_index_lists_modules_and_the_chapters_that_call_them(myst_built):
+    out, _ = myst_built
+    page = (out / "package-index.html").read_text()
+    row = page[page.index('id="module-attention-theory-foundations-norms"'):]
+    row = row[:row.index("</tr>")]
+    assert 'href="chapter.html"' in row and "spectral_norm" in row and "_private" not in row
+    assert r"\(\ell_p\)" in row  # the chapter's title keeps its math
+    results = page[page.index('id="module-attention-theory-results"'):]
+    assert "read_result" in results[:results.index("</tr>")]
+    assert 'id="module-attention-theory-sphinx' not in page

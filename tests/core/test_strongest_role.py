@@ -18,7 +18,8 @@ RECORDS = [_rec("smoke", 0.13, worst_ratio_per_item={"2": 0.129, "3": 0.4}),
 
 
 def test_parse_target():
-    assert parse_target("deora-cor-1/random-and-adversarial") == ("deora-cor-1", "random-and-adversarial", None, ".3g")
+    assert parse_target("deora-cor-1/random-and-adversarial") == (
+        "deora-cor-1", "random-and-adversarial", None, ".3g")
     assert parse_target(" a-1/b:c.2|.2f ") == ("a-1", "b", "c.2", ".2f")
     for bad in ("deora-cor-1", "a/b|%d", "A/b", "a/b:c d"):
         with pytest.raises(ValueError):
@@ -29,8 +30,9 @@ def test_parse_target():
 
 def test_strongest_value_takes_the_largest_verified_value_and_its_scale():
     assert strongest_value(RECORDS, "deora-cor-1", "random-and-adversarial") == (0.36, "full")
-    assert strongest_value(RECORDS, "deora-cor-1", "random-and-adversarial", "worst_ratio_per_item.2") == (0.249, "full")
-    assert strongest_value(RECORDS, "deora-cor-1", "random-and-adversarial", "worst_ratio_per_item.3") == (0.4, "smoke")
+    check = ("deora-cor-1", "random-and-adversarial")
+    assert strongest_value(RECORDS, *check, "worst_ratio_per_item.2") == (0.249, "full")
+    assert strongest_value(RECORDS, *check, "worst_ratio_per_item.3") == (0.4, "smoke")
     assert strongest_value(RECORDS, "deora-cor-1", "random-and-adversarial", "missing.path") is None
     assert strongest_value(RECORDS, "deora-cor-1", "nothing") is None
     with pytest.raises(TypeError):

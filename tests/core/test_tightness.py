@@ -13,7 +13,8 @@ def _bound(cid, check, worst, scale="smoke", **detail):
 
 
 RECORDS = [
-    _bound("deora-lemma-6", "items", 0.2, search={"sizes": ["(1, 1)", "(2, 2)"], "methods": ["lbfgs", "nelder-mead"],
+    _bound("deora-lemma-6", "items", 0.2, search={"sizes": ["(1, 1)", "(2, 2)"],
+                                                  "methods": ["lbfgs", "nelder-mead"],
                                                   "restarts": 2, "steps": 8}),
     _bound("deora-lemma-6", "items", 0.7, scale="full", families=["random heads", "R -> 0, one token"],
            limits=[{"kind": "limit-sequence", "family": "one token", "parameter": "R -> 0",

@@ -141,8 +141,9 @@ def test_check_identity_with_a_reason_records_it(registry):
 
 
 def test_outcomes_record_the_reason():
-    assert bound_outcome([1.0], [1.0], rtol=1e-3, tolerance_reason=REASON).detail["tolerance_reason"] == REASON
-    assert identity_outcome([1.0], [1.0], atol=1e-3, tolerance_reason=REASON).detail["tolerance_reason"] == REASON
+    for outcome in (bound_outcome([1.0], [1.0], rtol=1e-3, tolerance_reason=REASON),
+                    identity_outcome([1.0], [1.0], atol=1e-3, tolerance_reason=REASON)):
+        assert outcome.detail["tolerance_reason"] == REASON
 
 
 def test_a_reason_does_not_make_a_false_bound_pass(registry):

@@ -11,6 +11,7 @@ import torch
 
 from attention_theory.deora import lexicon_sentiment as ls
 from attention_theory.deora import sst2 as ds
+from attention_theory.deora import sst2_substitute
 from attention_theory.deora.sentiment_encoder import build_encoder, parameter_count
 
 # --- GLUE TSV and datasets-cache loaders -------------------------------------------------------
@@ -248,32 +249,35 @@ def test_encoder_ignores_padding():
 def test_train_substitute_logs_and_is_deterministic():
     data = ls.lexicon_dataset(96, 40, seed=0)
     kw = dict(epochs=2, evals_per_epoch=2, progress=False)
-    r1, r2 = ds.train_substitute(data, 2, **kw), ds.train_substitute(data, 2, **kw)
+    r1, r2 = sst2_substitute.train_substitute(data, 2, **kw), sst2_substitute.train_substitute(data, 2, **kw)
     assert len(r1["step_loss"]) == 2 * 3 and r1["eval_step"].tolist() == [0, 2, 3, 5, 6]
     assert np.array_equal(r1["step_loss"], r2["step_loss"]) and np.array_equal(r1["test_acc"], r2["test_acc"])
     with pytest.raises(ValueError):
-        ds.train_substitute(data, 2, dtype="float16")
+        sst2_substitute.train_substitute(data, 2, dtype="float16")
     with pytest.raises(ValueError):
-        ds.train_substitute(data, 5)
+        sst2_substitute.train_substitute(data, 5)
 
 
 def test_substitute_config_and_checkpoint_resume(tmp_path):
-    assert ds.substitute_config("full")["heads"] == [1, 2, 4, 8, 16]
-    assert ds.substitute_config("full")["n_train"] == 20000
+    assert sst2_substitute.substitute_config("full")["heads"] == [1, 2, 4, 8, 16]
+    assert sst2_substitute.substitute_config("full")["n_train"] == 20000
     with pytest.raises(ValueError):
-        ds.substitute_config("huge")
-    cfg = ds.substitute_config("smoke") | {"n_train": 64, "n_test": 32, "epochs": 1, "heads": [1, 2]}
+        sst2_substitute.substitute_config("huge")
+    cfg = sst2_substitute.substitute_config("smoke") | {"n_train": 64, "n_test": 32, "epochs": 1,
+                                                        "heads": [1, 2]}
     ck = tmp_path / "ck.json"
-    first = ds.run_substitute(cfg, progress=False, checkpoint=ck)
+    first = sst2_substitute.run_substitute(cfg, progress=False, checkpoint=ck)
     assert ck.exists()
-    again = ds.run_substitute(cfg | {"heads": [2]}, progress=False, checkpoint=ck)  # reused, not retrained
+    again = sst2_substitute.run_substitute(cfg | {"heads": [2]}, progress=False,
+                                           checkpoint=ck)  # reused, not retrained
     assert np.allclose(again["runs"][2][0]["step_loss"], first["runs"][2][0]["step_loss"])
-    summary = ds.summarize_substitute(first)
+    summary = sst2_substitute.summarize_substitute(first)
     assert set(summary) == {1, 2} and 0 <= summary[1]["final_test_acc"] <= 1
 
 
 def test_cli_substitute_writes_result_with_provenance(tmp_path, monkeypatch):
-    tiny = ds.substitute_config("smoke") | {"n_train": 64, "n_test": 32, "epochs": 1, "heads": [1]}
+    tiny = sst2_substitute.substitute_config("smoke") | {"n_train": 64, "n_test": 32, "epochs": 1,
+                                                         "heads": [1]}
     monkeypatch.setattr(ds, "substitute_config", lambda scale=None: dict(tiny))
     from attention_theory.experiment import run_cli
 

@@ -1,5 +1,6 @@
 """Unit and bad-input tests of the DM1 generator, the NTK features, the NTK max-margin solver and the
-closed forms of Section 5 (``data/dm1.py``, ``ntk.py``, ``svm.ntk_max_margin``, ``bounds/deora_mixture.py``)."""
+closed forms of Section 5 (``deora/dm1.py``, ``deora/ntk.py``, ``deora/max_margin.py``,
+``deora/mixture_bounds.py``)."""
 
 import math
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from attention_theory.deora import head_sweeps as dh
+from attention_theory.deora import head_sweeps, heads_training
 from attention_theory.deora import heads_engine as he
 from attention_theory.deora.model import multi_head_output_bmm
 
@@ -33,9 +33,11 @@ def test_hand_derived_gradients_match_autograd():
 
 
 def test_batched_engine_equals_autograd_engine():
-    data = dh.dm1_trials(2, 20, 30)
-    a = dh.sweep(data, [1, 4], "gd", steps=15, lr_rule="constant", engine="heads-batched", record_at=range(16))
-    b = dh.sweep(data, [1, 4], "gd", steps=15, lr_rule="constant", engine="heads", record_at=range(16))
+    data = heads_training.dm1_trials(2, 20, 30)
+    a = heads_training.sweep(data, [1, 4], "gd", steps=15, lr_rule="constant", engine="heads-batched",
+                             record_at=range(16))
+    b = heads_training.sweep(data, [1, 4], "gd", steps=15, lr_rule="constant", engine="heads",
+                             record_at=range(16))
     for H in (1, 4):
         for key in ("train_loss", "test_loss", "margin_mean", "avg_W_norm", "head_spread"):
             np.testing.assert_allclose(a[H][key], b[H][key], rtol=1e-11, atol=1e-14)
@@ -44,28 +46,31 @@ def test_batched_engine_equals_autograd_engine():
 
 
 def test_batched_engine_refuses_other_settings():
-    data = dh.dm1_trials(1, 10, 10)
+    data = heads_training.dm1_trials(1, 10, 10)
     with pytest.raises(ValueError, match="GD only"):
-        dh.sweep(data, [1], "adam", steps=2, engine="heads-batched")
+        heads_training.sweep(data, [1], "adam", steps=2, engine="heads-batched")
     with pytest.raises(ValueError, match="zero initialization"):
-        dh.sweep(data, [1], "gd", steps=2, engine="heads-batched", init_scale=0.1)
+        heads_training.sweep(data, [1], "gd", steps=2, engine="heads-batched", init_scale=0.1)
     with pytest.raises(ValueError, match="fig2-heads"):
-        dh.run_figure("fig2", engine="heads-batched")
+        head_sweeps.run_figure("fig2", engine="heads-batched")
 
 
 def test_fig2_heads_part_writes_its_own_file_and_agrees(tmp_path, monkeypatch):
-    from attention_theory.deora.checks import experiments as de
+    from attention_theory.deora.checks import experiments as checks
     from attention_theory.experiment import run_cli
 
     for fig in ("fig2", "fig2-heads"):
-        monkeypatch.setitem(dh.FIGURE_SETTINGS, fig, dict(dh.FIGURE_SETTINGS[fig], runs=[("gd", "constant", 1.0, 20_000, 12)]))
-    run_cli(dh.EXPERIMENT, ["--parts", "fig2-heads", "--scale", "smoke", "--out", str(tmp_path), "--no-progress"])
+        monkeypatch.setitem(head_sweeps.FIGURE_SETTINGS, fig,
+                            dict(head_sweeps.FIGURE_SETTINGS[fig],
+                                 runs=[("gd", "constant", 1.0, 20_000, 12)]))
+    run_cli(head_sweeps.EXPERIMENT,
+            ["--parts", "fig2-heads", "--scale", "smoke", "--out", str(tmp_path), "--no-progress"])
     assert not (tmp_path / "fig2-smoke.json").exists()
-    back = dh.load_figure("fig2-heads", tmp_path / "fig2-heads-smoke.json")
+    back = head_sweeps.load_figure("fig2-heads", tmp_path / "fig2-heads-smoke.json")
     assert back["config"]["engine"] == "heads-batched"
     heads = back["runs"]["gd:constant:1.0"]
-    block, _ = dh.run_figure("fig2", scale="smoke", engine="reduced")
+    block, _ = head_sweeps.run_figure("fig2", scale="smoke", engine="reduced")
     reduced = {int(H): {k: (np.asarray(v, dtype=float) if isinstance(v, list) else v) for k, v in r.items()}
                for H, r in block["runs"]["gd:constant:1.0"].items()}
-    rec = de.check_dm1_trajectory_agreement(heads, reduced)
+    rec = checks.check_dm1_trajectory_agreement(heads=heads, reduced=reduced)
     assert rec.params["steps"] == 12 and rec.params["max_head_spread"] == 0.0

@@ -11,7 +11,8 @@ from attention_theory.foundations.trend import log_slope
 def test_exact_slope_has_a_zero_width_interval():
     Ts = [2, 4, 8, 16]
     est = log_slope(Ts, [[3.0 + 0.5 * math.log2(T)] * 3 for T in Ts], base=2)
-    assert est.slope == pytest.approx(0.5) and est.low == pytest.approx(0.5) and est.high == pytest.approx(0.5)
+    assert est.slope == pytest.approx(0.5) and est.low == pytest.approx(0.5)
+    assert est.high == pytest.approx(0.5)
 
 
 def test_interval_covers_the_slope_and_shrinks_with_more_draws():
@@ -86,7 +87,8 @@ def test_exponent_outcome_refutes_growth_and_supports_boundedness():
     assert exponent_outcome(x, flat, claim="support").passed
     assert not exponent_outcome(x, x ** 0.2, claim="support").passed
     out = exponent_outcome(x, grows)
-    assert out.detail["exponent"]["exponent"] == pytest.approx(0.5) and out.detail["exponent"]["claim"] == "refute"
+    assert out.detail["exponent"]["exponent"] == pytest.approx(0.5)
+    assert out.detail["exponent"]["claim"] == "refute"
     with pytest.raises(ValueError, match="margin"):
         exponent_outcome(x, flat, margin=0.0)
     with pytest.raises(ValueError, match="claim"):

@@ -27,11 +27,11 @@ import numpy as np
 import torch
 
 from attention_theory.cluster import ClusterSpec
-from attention_theory.deora.checks.experiments import check_fig4_more_heads_lower_loss
+from attention_theory.deora.checks.planted_teacher import check_fig4_more_heads_lower_loss
 from attention_theory.deora.dm1 import DM1Config
 from attention_theory.deora.dm1_search import DM1Size
 from attention_theory.deora.dm2 import Teacher
-from attention_theory.deora.head_sweeps import TrainSpec
+from attention_theory.deora.heads_training import TrainSpec
 from attention_theory.deora.model import softmax_jacobian_t
 from attention_theory.deora.sentiment_encoder import SentimentEncoder
 from attention_theory.deora.stability import LOORuns, StepData
@@ -118,19 +118,19 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.deora.dm2.sample_dm2': lambda: dict(n=60, teacher=Teacher(W=np.array([[0.08789262472097835, -0.09234886467314633, 0.4476921076629162, 0.0733311891917389, -0.3744635679499748], [0.2527756508000837, 0.9115707075519051, 0.6620638295932757, -0.49195123054598194, -0.8846020749927987], [-0.4357045422935596, 0.028889226173364667, -1.625329658716354, -0.15294790260344288, -0.8709631015547981], [-0.5118968155998571, -0.38046819702771184, -0.2211119228231572, 0.2877533177194722, 0.7287765467219299], [-0.08985309017619375, 0.9552362190052663, -0.4650091703865208, 0.24572566887782252, 0.6315773958874331]]), U=unif((10, 5), -0.312, 0.277)), gamma_dm2=0.2, seed=10000),
     'attention_theory.deora.dm2.teacher_output': lambda: dict(Xs=unif((120, 10, 5), -3.114, 3.837), teacher=Teacher(W=np.array([[0.08789262472097835, -0.09234886467314633, 0.4476921076629162, 0.0733311891917389, -0.3744635679499748], [0.2527756508000837, 0.9115707075519051, 0.6620638295932757, -0.49195123054598194, -0.8846020749927987], [-0.4357045422935596, 0.028889226173364667, -1.625329658716354, -0.15294790260344288, -0.8709631015547981], [-0.5118968155998571, -0.38046819702771184, -0.2211119228231572, 0.2877533177194722, 0.7287765467219299], [-0.08985309017619375, 0.9552362190052663, -0.4650091703865208, 0.24572566887782252, 0.6315773958874331]]), U=unif((10, 5), -0.312, 0.277))),
     'attention_theory.deora.experiment_runs.smoke_dm1_runs': lambda: dict(),  # 4283.2 ms
-    'attention_theory.deora.head_sweeps.app_g_dm1_config': lambda: dict(),
-    'attention_theory.deora.head_sweeps.dm1_trials': lambda: dict(trials=1, n_train=5, n_test=5),
-    'attention_theory.deora.head_sweeps.dm2_trials': lambda: dict(trials=2, n_train=20, n_test=20),
-    'attention_theory.deora.head_sweeps.gamma_attn_dm1': lambda: dict(cfg=DM1Config(T=10, d=4, M=2, S=2.0, zeta=0.1, Z_mu=0.0, Z_nu=0.0, Z_perp=0.0, noise='gaussian', sigma=0.1, relevant='uniform')),
-    'attention_theory.deora.head_sweeps.heads_output': lambda: dict(Us=torch.from_numpy(unif((1, 4, 10, 5), -0.015, 0.023)).requires_grad_(), Ws=torch.from_numpy(unif((1, 4, 5, 5), -0.003, 0.004)).requires_grad_(), Xs=torch.from_numpy(unif((1, 60, 10, 5), -3.974, 4.032))),
-    'attention_theory.deora.head_sweeps.init_heads': lambda: dict(B=1, H=1, T=10, d=5),
+    'attention_theory.deora.heads_training.app_g_dm1_config': lambda: dict(),
+    'attention_theory.deora.heads_training.dm1_trials': lambda: dict(trials=1, n_train=5, n_test=5),
+    'attention_theory.deora.heads_training.dm2_trials': lambda: dict(trials=2, n_train=20, n_test=20),
+    'attention_theory.deora.heads_training.gamma_attn_dm1': lambda: dict(cfg=DM1Config(T=10, d=4, M=2, S=2.0, zeta=0.1, Z_mu=0.0, Z_nu=0.0, Z_perp=0.0, noise='gaussian', sigma=0.1, relevant='uniform')),
+    'attention_theory.deora.heads_training.heads_output': lambda: dict(Us=torch.from_numpy(unif((1, 4, 10, 5), -0.015, 0.023)).requires_grad_(), Ws=torch.from_numpy(unif((1, 4, 5, 5), -0.003, 0.004)).requires_grad_(), Xs=torch.from_numpy(unif((1, 60, 10, 5), -3.974, 4.032))),
+    'attention_theory.deora.heads_training.init_heads': lambda: dict(B=1, H=1, T=10, d=5),
     'attention_theory.deora.head_sweeps.load_figure': lambda: dict(fig='fig2'),
-    'attention_theory.deora.head_sweeps.log_steps': lambda: dict(steps=1),
-    'attention_theory.deora.head_sweeps.reduced_single_head_spec': lambda: dict(spec=TrainSpec(optimizer='adam', steps=5, lr_U=0.01, lr_W=0.01, eps_U=0.01, eps_W=0.01, momentum=0.9, betas=(0.9, 0.999)), H=16),
+    'attention_theory.deora.heads_training.log_steps': lambda: dict(steps=1),
+    'attention_theory.deora.heads_training.reduced_single_head_spec': lambda: dict(spec=TrainSpec(optimizer='adam', steps=5, lr_U=0.01, lr_W=0.01, eps_U=0.01, eps_W=0.01, momentum=0.9, betas=(0.9, 0.999)), H=16),
     'attention_theory.deora.head_sweeps.results_dir': lambda: dict(),
     'attention_theory.deora.head_sweeps.run_figure': lambda: dict(fig='fig2-random', scale='smoke', engine='heads', verify_prefix=0, progress=False),  # 358.2 ms
-    'attention_theory.deora.head_sweeps.sweep': lambda: dict(data={'Xtr': unif((1, 100, 10, 4), -0.311, 2.315), 'ytr': signs((1, 100)).astype(float), 'rel_tr': ints((1, 100, 10), 0, 1).astype(float), 'Xte': unif((1, 300, 10, 4), -0.357, 2.301), 'yte': signs((1, 300)).astype(float), 'rel_te': ints((1, 300, 10), 0, 1).astype(float), 'config': {'T': 10, 'd': 4, 'M': 2, 'S': 2.0, 'zeta': 0.1, 'Z_mu': 0.0, 'Z_nu': 0.0, 'Z_perp': 0.0, 'noise': 'gaussian', 'sigma': 0.1, 'relevant': 'uniform'}, 'W_star': unif((1, 4, 4), seed=1), 'U_star': unif((1, 10, 4), seed=2)}, Hs=[4], optimizer='gd', steps=5, lr_rule='sqrtH', lr=1.0, engine='reduced', record_at=[0, 1, 2, 3, 4, 5]),  # relevant tokens and a teacher: every logged quantity is defined (finite)
-    'attention_theory.deora.head_sweeps.train_heads': lambda: dict(Xtr=unif((1, 60, 10, 5), -3.974, 4.032), ytr=signs((1, 60)).astype(float), Xte=unif((1, 60, 10, 5), -3.114, 3.837), yte=signs((1, 60)).astype(float), H=1, spec=TrainSpec(optimizer='gd', steps=10, lr_U=1.0, lr_W=1.0, eps_U=1e-08, eps_W=1e-08, momentum=0.9, betas=(0.9, 0.999)), record_at=[10]),
+    'attention_theory.deora.heads_training.sweep': lambda: dict(data={'Xtr': unif((1, 100, 10, 4), -0.311, 2.315), 'ytr': signs((1, 100)).astype(float), 'rel_tr': ints((1, 100, 10), 0, 1).astype(float), 'Xte': unif((1, 300, 10, 4), -0.357, 2.301), 'yte': signs((1, 300)).astype(float), 'rel_te': ints((1, 300, 10), 0, 1).astype(float), 'config': {'T': 10, 'd': 4, 'M': 2, 'S': 2.0, 'zeta': 0.1, 'Z_mu': 0.0, 'Z_nu': 0.0, 'Z_perp': 0.0, 'noise': 'gaussian', 'sigma': 0.1, 'relevant': 'uniform'}, 'W_star': unif((1, 4, 4), seed=1), 'U_star': unif((1, 10, 4), seed=2)}, Hs=[4], optimizer='gd', steps=5, lr_rule='sqrtH', lr=1.0, engine='reduced', record_at=[0, 1, 2, 3, 4, 5]),  # relevant tokens and a teacher: every logged quantity is defined (finite)
+    'attention_theory.deora.heads_training.train_heads': lambda: dict(Xtr=unif((1, 60, 10, 5), -3.974, 4.032), ytr=signs((1, 60)).astype(float), Xte=unif((1, 60, 10, 5), -3.114, 3.837), yte=signs((1, 60)).astype(float), H=1, spec=TrainSpec(optimizer='gd', steps=10, lr_U=1.0, lr_W=1.0, eps_U=1e-08, eps_W=1e-08, momentum=0.9, betas=(0.9, 0.999)), record_at=[10]),
     'attention_theory.deora.heads_engine.train_heads_batched': lambda: dict(Xtr=unif((2, 6, 10, 4), -0.5, 2.0), ytr=signs((2, 6)).astype(float), Xte=unif((2, 5, 10, 4), -0.5, 2.0, seed=1), yte=signs((2, 5)).astype(float), Hs=[1, 2], etas=[1.0, 1.0], steps=3, record_at=[0, 3], relevant=ints((2, 6, 10), 0, 1).astype(float), companions=True, progress=False),
     'attention_theory.deora.initialization.flin_min_loss_within': lambda: dict(radius=0.0, T=3),
     'attention_theory.deora.initialization.flin_tokens': lambda: dict(n=4, T=3, d=2, seed=0),
@@ -209,16 +209,16 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.deora.ntk.theta_star': lambda: dict(alphas=np.array([1.0]), S=3.0, M=1, T=4, d=6),
     'attention_theory.deora.ntk.u_part': lambda: dict(X=torch.from_numpy(unif((60, 4, 6), -0.2, 3.033)), y=torch.from_numpy(signs((60,)).astype(float))),
     'attention_theory.deora.ntk.w_part': lambda: dict(X=torch.from_numpy(unif((4, 4, 6), -0.192, 3.033)).requires_grad_(), y=torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=torch.float64), v=torch.tensor([0.75, -0.75, 0.0, 0.0, 0.0, 0.0], dtype=torch.float64), W=torch.tensor([[9.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 9.0, 0.0, 0.0, 0.0, 0.0], [9.0, 9.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], dtype=torch.float64)),
-    'attention_theory.deora.plotting.plot_sweep': lambda: dict(runs={1: {'step': np.array([0, 1, 10, 100], dtype=np.int64), 'train_loss': np.array([[0.7, 0.7], [0.5, 0.4], [0.1, 0.2], [0.01, 0.02]]), 'margin_min': np.array([[0.0, 0.0], [-1.0, -1.2], [0.5, 0.4], [1.0, 1.1]])}, 4: {'step': np.array([0, 1, 10, 100], dtype=np.int64), 'train_loss': np.array([[0.175, 0.175], [0.125, 0.1], [0.025, 0.05], [0.0025, 0.005]]), 'margin_min': np.array([[0.0, 0.0], [-1.0, -1.2], [0.5, 0.4], [1.0, 1.1]])}}, keys=['train_loss', 'margin_min'], reference={'margin_min': 2.0}),  # 1268.4 ms
+    'attention_theory.deora.figures.plot_sweep': lambda: dict(runs={1: {'step': np.array([0, 1, 10, 100], dtype=np.int64), 'train_loss': np.array([[0.7, 0.7], [0.5, 0.4], [0.1, 0.2], [0.01, 0.02]]), 'margin_min': np.array([[0.0, 0.0], [-1.0, -1.2], [0.5, 0.4], [1.0, 1.1]])}, 4: {'step': np.array([0, 1, 10, 100], dtype=np.int64), 'train_loss': np.array([[0.175, 0.175], [0.125, 0.1], [0.025, 0.05], [0.0025, 0.005]]), 'margin_min': np.array([[0.0, 0.0], [-1.0, -1.2], [0.5, 0.4], [1.0, 1.1]])}}, keys=['train_loss', 'margin_min'], reference={'margin_min': 2.0}),  # 1268.4 ms
     'attention_theory.deora.sentiment_encoder.build_encoder': lambda: dict(vocab_size=100, n_heads=4, seed=1),
     'attention_theory.deora.sentiment_encoder.parameter_count': lambda: dict(model=SentimentEncoder),
     'attention_theory.deora.sst2.assets_message': lambda: dict(missing=[]),
     'attention_theory.deora.sst2.load_sst2': lambda: dict(source='hf'),
     'attention_theory.deora.sst2.missing_assets': lambda: dict(model='/tmp/pytest-of-root/pytest-144/test_missing_assets_lists_mode0/no-model', data='/tmp/pytest-of-root/pytest-144/test_missing_assets_lists_mode0/no-data'),
     'attention_theory.deora.sst2.quiet_transformers': lambda: dict(),
-    'attention_theory.deora.sst2.run_substitute': lambda: dict(config={'d_model': 64, 'n_layers': 2, 'd_ff': 128, 'lr': 0.001, 'weight_decay': 0.01, 'batch_size': 32, 'max_len': 24, 'min_valence': 1.5, 'n_polar': 25, 'p_negate': 0.3, 'dtype': 'float32', 'n_train': 128, 'n_test': 100, 'epochs': 1, 'heads': [2], 'seeds': [0], 'evals_per_epoch': 2}, progress=False),
-    'attention_theory.deora.sst2.substitute_config': lambda: dict(scale='smoke'),
-    'attention_theory.deora.sst2.summarize_substitute': lambda: dict(result={'config': {'d_model': 64, 'n_layers': 2, 'd_ff': 128, 'lr': 0.001, 'weight_decay': 0.01, 'batch_size': 32, 'max_len': 24, 'min_valence': 1.5, 'n_polar': 25, 'p_negate': 0.3, 'dtype': 'float32', 'n_train': 64, 'n_test': 32, 'epochs': 1, 'heads': [1], 'seeds': [0], 'evals_per_epoch': 2}, 'runs': {1: [{'H': 1, 'seed': 0, 'steps_per_epoch': 2, 'step_loss': np.array([0.9982631206512451, 1.0891709327697754]), 'eval_step': np.array([0, 1, 2], dtype=np.int64), 'eval_epoch': np.array([0.0, 0.5, 1.0]), 'test_loss': np.array([0.9596352577209473, 0.7184168100357056, 0.6580142378807068]), 'test_acc': np.array([0.375, 0.65625, 0.65625])}]}}),
+    'attention_theory.deora.sst2_substitute.run_substitute': lambda: dict(config={'d_model': 64, 'n_layers': 2, 'd_ff': 128, 'lr': 0.001, 'weight_decay': 0.01, 'batch_size': 32, 'max_len': 24, 'min_valence': 1.5, 'n_polar': 25, 'p_negate': 0.3, 'dtype': 'float32', 'n_train': 128, 'n_test': 100, 'epochs': 1, 'heads': [2], 'seeds': [0], 'evals_per_epoch': 2}, progress=False),
+    'attention_theory.deora.sst2_substitute.substitute_config': lambda: dict(scale='smoke'),
+    'attention_theory.deora.sst2_substitute.summarize_substitute': lambda: dict(result={'config': {'d_model': 64, 'n_layers': 2, 'd_ff': 128, 'lr': 0.001, 'weight_decay': 0.01, 'batch_size': 32, 'max_len': 24, 'min_valence': 1.5, 'n_polar': 25, 'p_negate': 0.3, 'dtype': 'float32', 'n_train': 64, 'n_test': 32, 'epochs': 1, 'heads': [1], 'seeds': [0], 'evals_per_epoch': 2}, 'runs': {1: [{'H': 1, 'seed': 0, 'steps_per_epoch': 2, 'step_loss': np.array([0.9982631206512451, 1.0891709327697754]), 'eval_step': np.array([0, 1, 2], dtype=np.int64), 'eval_epoch': np.array([0.0, 0.5, 1.0]), 'test_loss': np.array([0.9596352577209473, 0.7184168100357056, 0.6580142378807068]), 'test_acc': np.array([0.375, 0.65625, 0.65625])}]}}),
     'attention_theory.deora.sst2.write_fixture': lambda: dict(root='/tmp/tmpkymq6_s8'),
     'attention_theory.deora.sst2_reports.fixture_pipeline_numbers': lambda: dict(heads=(1, 4), builder=None, lr=5e-06, steps=2),
     'attention_theory.deora.stability.alpha_ki': lambda: dict(sd=StepData(dist=torch.from_numpy(unif((151, 8), 0.0, 0.206)), seg_loss=torch.from_numpy(unif((150, 11, 8), 0.141, 0.594)), seg_b=torch.from_numpy(unif((150, 11, 8), 0.2, 0.711)), b_end=torch.from_numpy(unif((150, 8), 0.2, 0.711)), b_full=torch.from_numpy(unif((150,), 0.2, 0.711)), loss_i=torch.from_numpy(unif((150, 8), 0.05, 0.685)), loo_at_full=torch.from_numpy(unif((150, 8), 0.141, 0.594)), loo_at_loo=torch.from_numpy(unif((150, 8), 0.153, 0.594)), full_loss=torch.from_numpy(unif((151,), 0.186, 0.678)), b_run=0.7134079588100798), cfg={'T': 3, 'd': 2, 'R': 1.0, 'H': 16, 'n': 8, 'steps': 150, 'eta': 0.08, 'signal': 0.5, 'label_noise': 0.1, 'init_scale': 0.2, 'seed': 0}),
@@ -252,7 +252,8 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.deora.training.flin_margins': lambda: dict(m0=-0.7, eta=0.3, K=30, T=1),
     'attention_theory.deora.training.flin_realizability': lambda: dict(eps=0.00043939705607607906, m0=-1.0, H=3, T=4),
     'attention_theory.experiment.experiments': lambda: dict(),
-    'attention_theory.experiment.find_experiment': lambda: dict(paper='julistiono', name='experiments'),
+    'attention_theory.experiment.find_experiment': lambda: dict(paper='julistiono',
+                                                                 name='mirror-descent-training'),
     'attention_theory.experiment.positive_int': lambda: dict(text='2'),
     'attention_theory.foundations.covering.covering_number': lambda: dict(F=np.array([[0.0], [1.0], [2.0], [3.0], [4.0]]), eps=10.0),
     'attention_theory.foundations.covering.greedy_cover_size': lambda: dict(F=unif((12, 6), -0.973, 0.985), eps=1.002382919726508),
@@ -350,11 +351,6 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.qin.bounds.intermediate_bounds': lambda: dict(c=BallConstants(xi=1.1217715750493111, xiF=1.4142135623730951, T=2, dk=1, lam={'WQ': 0.8708201957846915, 'WK': 1.4817222801394634, 'WV': 2.138650188902095, 'WO': 1.56356974565077, 'W1': 1.797597189054805, 'W2': 2.306346473052699}, rbar=21.911958512631625, rho1=1, rho2=1, beta=0.5, radius=0.5)),
     'attention_theory.qin.bounds.lipschitz_constants': lambda: dict(c=BallConstants(xi=1.1217715750493111, xiF=1.4142135623730951, T=2, dk=1, lam={'WQ': 0.8708201957846915, 'WK': 1.4817222801394634, 'WV': 2.138650188902095, 'WO': 1.56356974565077, 'W1': 1.797597189054805, 'W2': 2.306346473052699}, rbar=21.911958512631625, rho1=1, rho2=1, beta=0.5, radius=0.5)),
     'attention_theory.qin.bounds.theorem2_constants': lambda: dict(params0={'WQ': torch.tensor([[-0.662039159935597, 0.39899318318188814, 0.36588046793760076, -0.5015740647476605], [0.054299396718499315, 0.4298352340626887, 0.031084075506245125, 0.35344782738267955], [0.8396493204788703, 0.09684967740397811, -0.09913011775691342, -0.27260810542846187], [0.22912543719953168, -0.06955458199241295, -0.0631963854504852, -0.03721495155173121], [0.22976361911527424, -0.3770079854048214, -0.5408930204655141, -0.8605053585629657], [0.4237941606848511, 0.02608989248393244, 0.53390783871013, -0.0031665295640956833], [-0.2623915775329636, 0.1689735240544842, -0.027078093074103596, -0.44342194677763724], [-0.3129182907727183, 0.6246508181267462, 0.1252818544353775, 0.14721487125730431]], dtype=torch.float64), 'WK': torch.tensor([[-0.09777579768678961, -0.24385269032801546, 0.31524793683731456, -0.03699103708853038], [-0.2683852467353384, -0.04742159279128817, -0.32018007775385626, 0.06719135060202965], [0.3992422573625161, -0.2956007453146854, 0.5050665766398259, -0.2360392964769656], [0.054239390289295975, -0.2957072918678227, -0.07857199657363538, 0.016759990766380475], [-0.15368433655946984, -0.24850839868663013, -0.23966896114549582, -0.29032388427704203], [-0.5551071050010951, -0.0929737976194303, 0.14183084517199127, 0.32116858063799864], [0.22878536373963404, 0.868799659302848, 0.11267097260157923, -0.1613383954422963], [0.6617227718688419, -0.3702475076808122, 0.3424085425602488, -0.3376946718435944]], dtype=torch.float64), 'WV': torch.from_numpy(unif((8, 8), -0.075, 0.073)), 'WO': torch.from_numpy(unif((8, 8), -0.081, 0.101)), 'W1': torch.from_numpy(unif((8, 12), -0.95, 0.928)), 'W2': torch.from_numpy(unif((12, 8), -0.768, 0.766))}, X=np.array([[0.21853424621477519, -0.2368151812281565, -0.7754676743978577, 0.12113004492081354, -0.33080615105938993, 0.22856251441315326, -0.09795989876535466, -0.3299531436628031], [0.07870553780430797, 0.3733537849755976, -0.4214789109482375, -0.6653153349535511, 0.47007638057959045, -0.10431352523011693, 0.04050958456855418, -0.0250854678689131], [0.45969197115847465, 0.14712223063111654, 0.2676544584643862, 0.08688645965221087, 0.07558874014505516, -0.39255340190701027, -0.3270849520982888, -0.6488865679185987], [-0.25276186654864585, 0.17775182931537623, -0.29515904640984797, 0.3157340709787373, 0.0696265865990188, -0.4009243511236773, -0.649982874579688, 0.3600596139631021]]), cfg=QinConfig(n_seq=1, rho1=1, rho2=1, gamma=0.9, b=4.0), loss0=1.0637117946939564e-07, sigma_N_Z0=0.9979367804877611, sigma_d_W20=0.9999999999999994),
-    'attention_theory.qin.experiments.e1_instance': lambda: dict(seed=0, N=6, d=12, dk=4, dv=8, m=16, rho1=1, qk_std=0.05),
-    'attention_theory.qin.experiments.empirical_rate': lambda: dict(losses=np.array([1.0, 1.0])),
-    # hessian=True: without the Hessian run eta_hess is NaN by design (documented)
-    'attention_theory.qin.experiments.rate_sweep': lambda: dict(kappas=(1.0, 5.0), seeds=(22,), steps=5, hessian=True),
-    'attention_theory.qin.experiments.spearman': lambda: dict(x=[1, 1, 2], y=[1, 1, 2]),
     'attention_theory.qin.model.activation': lambda: dict(x=torch.tensor([[-0.26846532779832244, 0.22247036803034118, 0.16160309509711573, -0.17316879142344724, 0.04074273845687995, -0.009824481382801634, -0.2740157577637128, -0.2048249560519086], [-0.29773072931549716, 0.2559887477316475, 0.1643124651793545, -0.17583705202610436, 0.03306503653999559, -0.021808841441346122, -0.27920333943497394, -0.21493906995120624], [-0.2614250686265535, 0.21380125050464555, 0.15934844837300485, -0.17358267075251116, 0.042503440308329705, -0.007823229585439448, -0.27249776610887794, -0.20295021055484339], [-0.27087989332719525, 0.22886902586717756, 0.16951558342500722, -0.16788392192094, 0.039789890543639725, -0.007291166593745549, -0.2756250706826623, -0.20284938642912131]], dtype=torch.float64).requires_grad_(), gamma=0.5, b=4.0),
     'attention_theory.qin.model.activation_beta': lambda: dict(gamma=0.5, b=4.0),
     'attention_theory.qin.model.activation_prime': lambda: dict(x=torch.from_numpy(unif((6, 9), -0.001, 0.0)), gamma=0.5, b=4.0),
@@ -379,7 +375,7 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.results.describe_provenance': lambda: dict(prov={'command': '/work/main/.venv/lib/python3.11/site-packages/pytest/__main__.py tests -q -p no:cacheprovider -p fztracer --durations=30', 'commit': 'ced6c0c12e00', 'config': {'T': [20, 40], 'seed': 0}, 'date': '2026-11-24T13:32:03+00:00', 'device': 'cpu (x86_64, 2 cores, Linux)', 'package_version': '0.1.0', 'python_version': '3.11.7', 'scale': 'smoke', 'torch_version': '2.13.0+cpu', 'uncommitted_source_changes': True, 'wall_time_s': 1.5}),
     'attention_theory.results.device_name': lambda: dict(device='cpu'),
     'attention_theory.results.provenance': lambda: dict(config={'n': 3, 'scale_seen': 'full'}, wall_time_s=4.156799695920199e-05, device='cpu', scale='full', extra={'experiment': 'qin toy', 'part': 'a', 'torch_threads': 1, 'commit_at_start': 'ced6c0c12e00', 'uncommitted_source_changes_at_start': True}),
-    'attention_theory.results.repo_results_dir': lambda: dict(name='deora-experiments'),
+    'attention_theory.results.repo_results_dir': lambda: dict(name='deora-head-sweeps'),
     'attention_theory.trauger.linear_covering.l34_packing_family': lambda: dict(k=2, d=1, s=1),
     'attention_theory.trauger.linear_covering.random_l1_ball': lambda: dict(rng=np.random.default_rng(0), n=1, radius=0.30836593449689526, size=20),
     'attention_theory.trauger.linear_covering.strictly_below': lambda: dict(eps=0.4340235759043006),
@@ -487,8 +483,8 @@ EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {
     'attention_theory.trauger.sparse_majority.protocol.protocol_table': lambda: dict(config=ProtocolConfig(name='authors', Ts=(20, 40, 60, 80, 100, 120, 140, 160, 180, 200), seeds=(0, 1, 2, 3, 4), n_train=300, n_val=10000, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=128, max_epochs=200000, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=1, eval_dense_until=500, checkpoint_every=1000, dtype='float32', val_chunk=1000)),
     'attention_theory.trauger.sparse_majority.structured.build_authors_data': lambda: dict(config=ProtocolConfig(name='authors', Ts=(20,), seeds=(0,), n_train=300, n_val=50, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=128, max_epochs=6, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=2, eval_dense_until=2, checkpoint_every=2, dtype='float32', val_chunk=500)),
     'attention_theory.trauger.sparse_majority.structured.structured_flops': lambda: dict(config=ProtocolConfig(name='authors', Ts=(10, 12), seeds=(0,), n_train=20, n_val=10, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=8, max_epochs=200000, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=50, eval_dense_until=500, checkpoint_every=1000, dtype='float32', val_chunk=1000), T=12, method='softmax'),
-    'attention_theory.trauger.sparse_majority.structured.structured_logits': lambda: dict(flat=torch.from_numpy(unif((3, 37506), -5.412, 5.412)), bits=torch.from_numpy(ints((3, 40, 13), 0, 1)), embeddings=torch.from_numpy(unif((3, 3, 64), -0.04, 0.035)), config=ProtocolConfig(name='authors', Ts=(10, 13), seeds=(0, 1, 2), n_train=40, n_val=50, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=16, max_epochs=6, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=1, eval_dense_until=0, checkpoint_every=2, dtype='float64', val_chunk=20), method='softmax'),
-    'attention_theory.trauger.sparse_majority.structured.structured_loss': lambda: dict(flat=torch.from_numpy(unif((3, 16770), -4.419, 4.417)).requires_grad_(), bits=torch.from_numpy(ints((3, 40, 13), 0, 1)), embeddings=torch.from_numpy(unif((3, 3, 64), -0.04, 0.035)), labels=torch.from_numpy(ints((3, 40), 0, 1)), config=ProtocolConfig(name='authors', Ts=(10, 13), seeds=(0, 1, 2), n_train=40, n_val=50, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=32, value_dim=32, dense_units=None, init='keras', loss='softmax-ce', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=16, max_epochs=6, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=1, eval_dense_until=0, checkpoint_every=2, dtype='float64', val_chunk=20), method='softmax'),
+    'attention_theory.trauger.sparse_majority.structured_forward.structured_logits': lambda: dict(flat=torch.from_numpy(unif((3, 37506), -5.412, 5.412)), bits=torch.from_numpy(ints((3, 40, 13), 0, 1)), embeddings=torch.from_numpy(unif((3, 3, 64), -0.04, 0.035)), config=ProtocolConfig(name='authors', Ts=(10, 13), seeds=(0, 1, 2), n_train=40, n_val=50, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=16, max_epochs=6, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=1, eval_dense_until=0, checkpoint_every=2, dtype='float64', val_chunk=20), method='softmax'),
+    'attention_theory.trauger.sparse_majority.structured_forward.structured_loss': lambda: dict(flat=torch.from_numpy(unif((3, 16770), -4.419, 4.417)).requires_grad_(), bits=torch.from_numpy(ints((3, 40, 13), 0, 1)), embeddings=torch.from_numpy(unif((3, 3, 64), -0.04, 0.035)), labels=torch.from_numpy(ints((3, 40), 0, 1)), config=ProtocolConfig(name='authors', Ts=(10, 13), seeds=(0, 1, 2), n_train=40, n_val=50, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=32, value_dim=32, dense_units=None, init='keras', loss='softmax-ce', optimizer='sgd-momentum-keras', lr=0.01, momentum=0.9, lr_decay=0.999, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=16, max_epochs=6, early_stopping='train-accuracy-1', patience=None, selection='val-loss', eval_every=1, eval_dense_until=0, checkpoint_every=2, dtype='float64', val_chunk=20), method='softmax'),
     'attention_theory.trauger.sparse_majority.structured.train_structured': lambda: dict(config=ProtocolConfig(name='authors', Ts=(10, 13), seeds=(0, 1, 2), n_train=40, n_val=50, k=9, d=64, embeddings='random-orthogonal-l1', cls_position='last', positional='authors', heads=2, key_dim=64, value_dim=64, dense_units=64, init='keras', loss='bce-two-logits', optimizer='sgd-momentum-keras', lr=0.3, momentum=0.9, lr_decay=0.9, lr_floor=0.001, adam_betas=(0.9, 0.999), adam_eps=1e-07, batch_size=16, max_epochs=30, early_stopping='val-patience', patience=2, selection='val-loss', eval_every=1, eval_dense_until=0, checkpoint_every=2, dtype='float64', val_chunk=20), progress=False),
     'attention_theory.trauger.sparse_majority.theory.bound_per_run': lambda: dict(weights={'T': np.array([20, 60], dtype=np.int64), 'seed': np.array([0, 0], dtype=np.int64), 'best_epoch': np.array([1, 6], dtype=np.int64), 'flat': unif((2, 37506), -0.433, 0.433).astype(np.float32)}),
     'attention_theory.trauger.sparse_majority.theory.class_logits': lambda: dict(params={'W_qk': torch.from_numpy(unif((2, 65, 65), -0.329, 0.371)), 'W_v': torch.from_numpy(unif((2, 65, 64), -3.082, 3.143)), 'W_c': torch.from_numpy(unif((64, 64), -1.07, 1.242)), 'w': torch.from_numpy(unif((2, 64), -0.861, 0.769)), 'c': torch.tensor([0.0, 0.0], dtype=torch.float64)}, X=torch.from_numpy(unif((8, 11, 64), -1.007, 1.034))),
@@ -584,7 +580,7 @@ EXCLUDED.update({
     "attention_theory.verify.registry.write_record_file": "writes into a registry folder (tests/core/test_campaign.py)",
 })
 
-_V = "attention_theory._validate."
+_V = "attention_theory.validation."
 EXAMPLES.update({
     _V + "as_array": lambda: dict(x=unif((2, 3)), name="x", ndim=2),
     _V + "as_matrix": lambda: dict(x=unif((2, 3)), name="x"),
@@ -652,7 +648,7 @@ ALLOWED.update({
         ("loss_value", ("u",)), ("loss_derivative", ("u",)))},
     "attention_theory.julistiono.mirror_descent.normalize_dual":
         {"G:wrong_rank": "normalized over every axis after batch_dims: any shape"},
-    "attention_theory.julistiono.experiments.sparsity": {"w:wrong_rank": "entrywise: any shape"},
+    "attention_theory.julistiono.mirror_descent_training.sparsity": {"w:wrong_rank": "entrywise: any shape"},
     **{f"attention_theory.qin.model.{f}": {"x:wrong_rank": "elementwise: any shape"}
        for f in ("activation", "activation_prime", "activation_second")},
     "attention_theory.search.maximize_over_sizes": {
@@ -689,7 +685,7 @@ ALLOWED.update({
         {"name:string": "a free-form label of the protocol (recorded in the provenance)"},
 })
 NOT_FUZZED_ARGS.update({
-    # as for _validate.as_tensor: `name` is the label its messages use, `ndim` the caller's option
+    # as for validation.as_tensor: `name` is the label its messages use, `ndim` the caller's option
     _TSM + "as_t": ("name", "ndim"),
     # a bool mask: the suite's "negative" mutation of a bool tensor raises inside the suite (numpy
     # has no boolean negative); its dtype and shape checks are unit-tested in tests/trauger
@@ -901,12 +897,12 @@ EXCLUDED.update({
     # objects validated by the experiment CLI (tests/core/test_experiment_cli.py)
     **{f"attention_theory.{n}": "runs a whole (smoke) experiment: seconds to minutes per call" for n in (
         "deora.experiment_runs.smoke_dm1_runs", "deora.experiment_runs.smoke_dm2_runs",
-        "deora.stability.monte_carlo", "deora.head_sweeps.run_figure", "deora.sst2.run_substitute",
+        "deora.stability.monte_carlo", "deora.head_sweeps.run_figure", "deora.sst2_substitute.run_substitute",
         "deora.sst2.run_sst2", "deora.sst2_reports.smoke_substitute", "deora.training.cached_runs",
         "deora.stability.certified_runs", "deora.stability.practical_runs",
-        "julistiono.experiments.run_e1", "julistiono.experiments.run_e2",
-        "julistiono.experiments.run_e3_standin", "julistiono.experiments.run_e4_standin",
-        "qin.experiments.e1_run", "qin.experiments.e3_run", "qin.experiments.lowrank_spectrum",
+        "julistiono.mirror_descent_training.run_e1", "julistiono.mirror_descent_training.run_e2",
+        "julistiono.mirror_descent_training.run_e3_standin",
+        "julistiono.mirror_descent_training.run_e4_standin",
         "trauger.sparse_majority.experiment.run_authors_sweep", "trauger.sparse_majority.experiment.run_sweep",
         "trauger.sparse_majority.experiment.run_structured_benchmark",
         "trauger.sparse_majority.benchmark.benchmark_trainers", "experiment.run_cli",
@@ -917,7 +913,7 @@ EXCLUDED.update({
         "deora.sst2.load_sst2", "julistiono.real_data.load_cifar100", "julistiono.real_data.load_imdb")},
     # matplotlib drawing: takes an Axes and draws; data validation is that of the functions it plots
     **{f"attention_theory.{n}": "draws on a matplotlib Axes (no numerical result to check)" for n in (
-        "deora.plotting.plot_sweep", "trauger.sparse_majority.figures.plot_bound",
+        "deora.figures.plot_sweep", "trauger.sparse_majority.figures.plot_bound",
         "trauger.sparse_majority.figures.plot_curves", "trauger.sparse_majority.figures.plot_per_seed",
         "trauger.sparse_majority.figures.plot_interval_by_seeds")},
     # the verify API's assertions only work inside a registered check (ContractError outside it);
@@ -981,7 +977,7 @@ EXAMPLES.update({
     "attention_theory.deora.bounds.prop1_rhs": lambda: dict(X=unif((3, 2)), U=unif((3, 2), seed=1)),
     "attention_theory.deora.dm1.DM1Config": lambda: dict(T=8, d=9, M=3, S=1.5, zeta=0.25),
     "attention_theory.deora.dm2.Teacher": lambda: dict(W=unif((2, 2)), U=unif((3, 2), seed=1)),
-    "attention_theory.deora.head_sweeps.TrainSpec": lambda: dict(optimizer="gd", steps=3, lr_U=0.1, lr_W=0.1),
+    "attention_theory.deora.heads_training.TrainSpec": lambda: dict(optimizer="gd", steps=3, lr_U=0.1, lr_W=0.1),
     "attention_theory.deora.head_sweeps.full_scale_files": lambda: dict(kind="dm1"),
     "attention_theory.deora.initialization.prop7_scan": lambda: dict(Hs=[1, 2]),
     "attention_theory.deora.landscape.segment_max": lambda: dict(values_at=_seg_values, grid=11),
@@ -1016,7 +1012,7 @@ EXAMPLES.update({
                      a=torch.from_numpy(unif((20,))), b=torch.from_numpy(unif((20,), seed=1)), grid=5),
     "attention_theory.experiment.ensure_writable": lambda: dict(folder=_tmp()),
     "attention_theory.experiment.move_checkpoints_aside": lambda: dict(folder=_tmp()),
-    "attention_theory.julistiono.experiments.sparsity": lambda: dict(w=unif((5,)), rel=0.01),
+    "attention_theory.julistiono.mirror_descent_training.sparsity": lambda: dict(w=unif((5,)), rel=0.01),
     "attention_theory.julistiono.mirror_descent.torch_md_step_":
         lambda: dict(params=_with_grad(_md_params()), p=3.0, lr=0.1),
     "attention_theory.julistiono.model.margins":
@@ -1040,7 +1036,6 @@ EXAMPLES.update({
     "attention_theory.trauger.sparse_majority.training.SweepConfig":
         lambda: dict(Ts=(20, 40), seeds=(0,), n_train=30, n_val=50, k=3, d=8, heads=2, batch_size=8),
     "attention_theory.deora.sst2.results_dir": lambda: dict(),
-    "attention_theory.qin.experiments.results_dir": lambda: dict(),
     "attention_theory.trauger.sparse_majority.experiment.results_dir": lambda: dict(),
 })
 
@@ -1055,16 +1050,14 @@ EXCLUDED.update({
     "attention_theory.deora.experiment_runs.ordering_violations": "reads the run dictionaries of a whole "
         "smoke experiment",
     "attention_theory.deora.experiment_runs.value_at": "reads one run dictionary of a whole smoke experiment",
-    "attention_theory.deora.head_sweeps.dm2_sweep": "trains one model per H (a smoke experiment)",
+    "attention_theory.deora.heads_training.dm2_sweep": "trains one model per H (a smoke experiment)",
     "attention_theory.deora.lexicon_sentiment.label_tokens": "needs the VADER lexicon of the optional "
         "vaderSentiment wheel",
     "attention_theory.deora.sst2.read_glue_tsv": "reads a GLUE file (tested on the fixture in test_deora_sst2)",
-    "attention_theory.deora.sst2.train_substitute": "trains a Transformer (seconds; test_deora_sst2)",
+    "attention_theory.deora.sst2_substitute.train_substitute": "trains a Transformer (seconds; test_deora_sst2)",
     "attention_theory.julistiono.real_data.load_vocab": "reads a downloaded vocabulary file",
     "attention_theory.julistiono.svm.support_tokens": "takes an AttSVMSolution returned by lp_att_svm "
         "(fuzzed)",
-    "attention_theory.qin.experiments.train_recording": "trains a model (an experiment); its instance comes "
-        "from e1_instance, which is fuzzed",
     "attention_theory.qin.model.attention_output_singular_values": "takes the params of init_params "
         "(fuzzed through forward)",
     "attention_theory.trauger.sparse_majority.authors_model.init_authors_params": "takes a ModelShape and a "
@@ -1077,7 +1070,7 @@ EXCLUDED.update({
     "attention_theory.trauger.sparse_majority.collect.read_authors_sweeps": "reads the committed sweep and "
         "its seed batches",
     "attention_theory.trauger.sparse_majority.evaluation.slopes_by_seed_count": "reads the run records of a "
-        "sweep (doubling_slope on subsets of its seeds; test_negative_controls_trauger_experiment)",
+        "sweep (doubling_slope on subsets of its seeds; test_sparse_majority_evaluation)",
     "attention_theory.trauger.sparse_majority.evaluation.doubling_slope": "reads the run records of a sweep "
         "(its statistics are those of foundations.trend, fuzzed)",
     "attention_theory.verify.registry.on_results": "a context manager over result files of a full run",
@@ -1127,7 +1120,7 @@ def _drop_unlogged(obj: Any) -> Any:
 
 
 NAN_BY_DESIGN.update({
-    "attention_theory.deora.head_sweeps.train_heads": (
+    "attention_theory.deora.heads_training.train_heads": (
         lambda out, kw: _drop_unlogged(out),
         "attn_score without relevant tokens and align_W/align_U without a teacher are not computed "
         "and logged as NaN (the committed result files hold them as \"nan\")"),
@@ -1231,18 +1224,49 @@ ALLOWED["attention_theory.verify.contract.limit_sequence"] = {
 _E1_RUNS_TOY = {p: {"curves": {q: {"final": [1e-3 if q == p else 1e-1, 2e-3 if q == p else 2e-1]}
                                for q in ("2.0", "3.0")},
                     "max_prob_median": [0.5, 0.995], "steps": [0, 50]} for p in ("2.0", "3.0")}
-EXAMPLES["attention_theory.julistiono.experiments.e1_conclusions"] = lambda: dict(runs=_E1_RUNS_TOY, small=2e-2)
-EXAMPLES["attention_theory.julistiono.experiments.e1_conclusions_changed"] = lambda: dict(
+EXAMPLES["attention_theory.julistiono.mirror_descent_training.e1_conclusions"] = lambda: dict(
+    runs=_E1_RUNS_TOY, small=2e-2)
+EXAMPLES["attention_theory.julistiono.mirror_descent_training.e1_conclusions_changed"] = lambda: dict(
     a={"2.0": {"closest_q": "2.0", "own_closest": 1.0, "own_small": 1.0, "step_099": 50}},
     b={"2.0": {"closest_q": "3.0", "own_closest": 0.5, "own_small": 1.0, "step_099": None}})
 # the single E1 run of the authors' directional-path plot, shortened (20 steps)
-EXAMPLES["attention_theory.julistiono.experiments.run_e1_single"] = lambda: dict(
+EXAMPLES["attention_theory.julistiono.mirror_descent_training.run_e1_single"] = lambda: dict(
     p=2.0, seed=1, steps=20, record_every=5)
 # julistiono.real_data.load_cifar10 on the committed CIFAR-10 fixture (python-version layout); its
 # `root` is a folder path: a wrong one raises FileNotFoundError (tests/julistiono/test_julistiono_units.py)
 EXAMPLES["attention_theory.julistiono.real_data.load_cifar10"] = lambda: dict(
     root=Path(__file__).resolve().parents[1] / "julistiono" / "fixtures" / "cifar-10-batches-py", split="test")
 NOT_FUZZED_ARGS["attention_theory.julistiono.real_data.load_cifar10"] = ("root",)
+# julistiono (issue 34): the declared configurations of the parts of mirror-descent-training, its new
+# entry points (whole runs), and the figures and tables of book/julistiono/experiments.md
+_JMDT = "attention_theory.julistiono.mirror_descent_training."
+_JFIG = "attention_theory.julistiono.figures."
+EXAMPLES.update({_JMDT + f: (lambda: dict(scale="smoke")) for f in (
+    "e1_book_v1_config", "e1_single_config", "e2_config", "e3_config", "e4_config")})
+EXAMPLES[_JMDT + "e1_config"] = lambda: dict(scale="smoke", data="authors")
+EXCLUDED.update({_JMDT + f: "runs a whole (smoke) experiment part: seconds to minutes per call; its "
+                 "config is checked in tests/julistiono/test_mirror_descent_training.py"
+                 for f in ("run_e1_seeds", "run_e1_singles")})
+_JSTANDIN_TOY = ({"n_train": 4, "steps": 2, "lr": {"1.1": 1.0, "2.0": 3.0, "3.0": 0.3},
+                  **{p: {"test_accuracy": 0.5, "attention_on_signal": 0.3, "sparsity_W": 0.1}
+                     for p in ("1.1", "2.0", "3.0")}},
+                 {k: {"test_accuracy": 0.5, "sparsity_all": 0.2} for k in ("md-1.1", "adam", "gd")})
+EXCLUDED[_JFIG + "full_result"] = ("reads a committed result file of the repository (tests/julistiono/"
+                                   "test_figures.py reads every one; a missing name prints a note)")
+EXAMPLES[_JFIG + "e1_final_lines"] = lambda: dict(runs={
+    p: {"curves": {q: {"final": [1e-3 if q == p else 1e-1, 2e-3 if q == p else 2e-1]}
+                   for q in ("1.75", "2.0", "3.0")}}
+    for p in ("1.75", "2.0", "3.0")})
+EXAMPLES[_JFIG + "e1_comparison_lines"] = lambda: dict(cmp={"authors": {p: {
+    "median": {"1.75": 1e-3, "2.0": 1e-2, "3.0": 1e-1}, "closest_q": p, "own_closest": 1.0, "own_small": 1.0,
+    "saturation": 1e-3, "step_099": 50} for p in ("1.75", "2.0", "3.0")}})
+EXAMPLES[_JFIG + "rescaled"] = lambda: dict(target=np.array([3.0, 4.0]), last=np.array([0.0, 10.0]))
+EXAMPLES[_JFIG + "standin_lines"] = lambda: dict(e3=_JSTANDIN_TOY[0], e4=_JSTANDIN_TOY[1], scale="smoke")
+EXAMPLES[_JFIG + "has_histograms"] = lambda: dict(standin={"e3_standin.json": {}})
+EXCLUDED.update({_JFIG + f: "draws a matplotlib figure from a result's data (no numerical result to check); "
+                 "tests/julistiono/test_figures.py draws it from the committed results" for f in (
+    "plot_e1_curves", "plot_e1_single", "plot_implicit_bias", "plot_e2", "plot_e2_joint", "stairs",
+    "plot_weight_histograms")})
 # Qin E4 (teacher-student stability): tiny sizes, three GD steps
 EXAMPLES["attention_theory.qin.stability.e4_instance"] = lambda: dict(seed=0, N=4, n_seq=2, d=6, dk=2, dv=6, m=8,
                                                                       rho1=1)
@@ -1251,3 +1275,315 @@ EXAMPLES["attention_theory.qin.stability.e4_runs"] = lambda: dict(
     hessian_iters=3)
 EXAMPLES["attention_theory.qin.stability.window_ratios"] = lambda: dict(
     step=[0, 10, 20, 30], loss=[1.0, 0.5, 0.25, 0.1], window=10)
+
+# the new-paper scaffold (issue 34, helper G)
+EXCLUDED["attention_theory.scaffold.new_paper"] = (
+    "writes a new paper into the repository (a file-system command, not a numerical function); "
+    "tests/core/test_scaffold.py runs it in a copy of the repository, its refusals included")
+EXCLUDED["attention_theory.scaffold.render"] = (
+    "the text of new-paper's files (templates filled with names); its refusals of malformed names "
+    "are tested in tests/core/test_scaffold.py, its output for the key toy in test_contributing.py")
+
+# trauger sparse-majority (issue 34, helper T2): the structured trainer split by concern
+# (structured_forward, structured_step, structured) and the chapter's figure helpers
+_SMF = "attention_theory.trauger.sparse_majority.structured_forward."
+_SMS = "attention_theory.trauger.sparse_majority.structured_step."
+_SMFIG = "attention_theory.trauger.sparse_majority.figures."
+
+
+def _committed_benchmark() -> dict[str, Any]:
+    """The body of the committed benchmark result (results/trauger-sparse-majority)."""
+    from attention_theory.results import read_result
+
+    folder = Path(__file__).resolve().parents[2] / "results" / "trauger-sparse-majority"
+    return read_result(folder / "benchmark-structured.json")["data"]
+
+
+EXAMPLES.update({
+    _SMF + "check_authors_config": lambda: dict(config=ProtocolConfig()),
+    _SMF + "check_method": lambda: dict(method="factorized"),
+    _SMFIG + "protocol_markdown": lambda: dict(rows=[
+        {"setting": "optimizer", "paper": "not given", "authors_code": "SGD_momentum", "book": "the same",
+         "book_v1": "Adam", "departure": ""},
+        {"setting": "seeds", "paper": "not given", "authors_code": "none", "book": "0-4",
+         "book_v1": "0-4", "departure": "runs are seeded"}]),
+    _SMFIG + "benchmark_summary": lambda: dict(data=_committed_benchmark()),
+    _SMFIG + "bound_table": lambda: dict(
+        rows=[{"T": 20, "B_w": 5.4, "B_Wc": 15.7, "B_Wv": 4.1, "B_QK": 6.2, "B_x": 0.04, "gap_bound": 120.0},
+              {"T": 40, "B_w": 5.5, "B_Wc": 15.9, "B_Wv": 4.3, "B_QK": 6.4, "B_x": 0.04, "gap_bound": 130.0}],
+        runs=[{"T": 20, "gen_gap": 0.12}, {"T": 20, "gen_gap": 0.1}, {"T": 40, "gen_gap": -0.01}]),
+    _SMFIG + "initial_weight_l1": lambda: dict(T=20, seed=0),
+})
+EXCLUDED.update({
+    **{_SMF + n: "an internal step of the structured forward on tensors the trainer built and checked "
+       "(structured_logits, structured_loss and train_structured, its checked entry points, are fuzzed)"
+       for n in ("ones_indicator", "select_indicator", "Layout", "make_layout", "batched_logits",
+                 "per_run_loss")},
+    _SMF + "check_inputs": "the argument checks of structured_logits and structured_loss (fuzzed through "
+        "them); its shape is the ModelShape of a checked ProtocolConfig",
+    **{_SMS + n: "an internal step of the structured trainer's hand-written forward/backward on tensors it "
+       "built and checked (train_structured is fuzzed; tests/trauger/test_structured_trainer.py and "
+       "test_structured_speed.py compare it with autograd)"
+       for n in ("hand_consts", "hand_forward", "hand_backward", "hand_eval_consts", "hand_eval_forward",
+                 "logit_grad", "name_major", "flat_of")},
+    **{_SMFIG + n: "draws on a matplotlib Axes (no numerical result to check)"
+       for n in ("per_seed_figure", "sweep_figure")},
+    _SMFIG + "trend_test": "runs a registered check on committed result files (the chapter's figure "
+        "statements; tests/trauger/test_sparse_majority_figures.py)",
+})
+
+# Qin (book/qin): the experiment residual-training (the module qin.experiments before issue 34), its
+# declared configurations, and the figures of book/qin/experiments.md
+_QRT = "attention_theory.qin.residual_training."
+EXAMPLES.update({
+    _QRT + "e1_instance": lambda: dict(seed=0, N=6, d=12, dk=4, dv=8, m=16, rho1=1, qk_std=0.05),
+    _QRT + "empirical_rate": lambda: dict(losses=np.array([1.0, 1.0])),
+    # hessian=True: without the Hessian run eta_hess is NaN by design (documented)
+    _QRT + "rate_sweep": lambda: dict(kappas=(1.0, 5.0), seeds=(22,), steps=5, hessian=True),
+    _QRT + "spearman": lambda: dict(x=[1, 1, 2], y=[1, 1, 2]),
+    _QRT + "results_dir": lambda: dict(),
+    **{_QRT + f"{part}_config": (lambda: dict(scale="smoke")) for part in ("lowrank", "e1", "e2", "e3", "e4")},
+})
+EXCLUDED.update({
+    _QRT + "train_recording": "trains a model (an experiment); its instance comes from e1_instance, which is "
+        "fuzzed",
+    **{_QRT + n: "runs a whole (smoke) experiment part: seconds to minutes per call; its config is that of the "
+       "part's config function (fuzzed; tests/qin/test_residual_training.py)"
+       for n in ("run_e1", "run_e2", "run_e3", "run_lowrank", "lowrank_spectrum")},
+    **{"attention_theory.qin.figures." + n: "draws on a matplotlib Axes (no numerical result to check)"
+       for n in ("plot_lowrank", "plot_e1", "plot_e2", "plot_e4")},
+    **{"attention_theory.qin.figures." + n: "reads a result of residual-training (a nested dict of a result "
+       "file, where non-finite losses of diverged runs are data): tests/qin/test_figures.py on the committed "
+       "results" for n in ("lowrank_summary", "e1_final_losses", "e1_ranges", "e1_diverged", "e2_summary",
+                           "e3_table", "e3_summary", "e4_settings_table", "e4_summary")},
+})
+
+# trauger (issue 34, helper T1): the instances and the adversaries' objectives of the checks of
+# book/trauger/{linear-covering,single-layer,multi-layer}.md, moved out of the check modules
+_TLC = "attention_theory.trauger.linear_covering."
+_TLS = "attention_theory.trauger.linear_covering_search."
+_TSL = "attention_theory.trauger.single_layer."
+_TSS = "attention_theory.trauger.single_layer_search."
+_TML = "attention_theory.trauger.multi_layer."
+_TMC = "attention_theory.trauger.multi_layer_cover."
+_TMS = "attention_theory.trauger.multi_layer_search."
+
+
+def _trauger_maurey() -> Any:
+    from attention_theory.foundations import maurey
+
+    return maurey
+
+
+def _trauger_bounds() -> tuple[Any, Any]:
+    from attention_theory.trauger import multi_layer_bounds, single_layer_bounds
+
+    return single_layer_bounds, multi_layer_bounds
+
+
+_TRAUGER_NETS: list = []
+
+
+def _trauger_nets() -> tuple:
+    """One trial network of composite_cover_trials (built once: the fuzz suite mutates only the
+    argument as a whole, never the networks inside)."""
+    from attention_theory.trauger.multi_layer_cover import composite_cover_trials
+
+    if not _TRAUGER_NETS:
+        _TRAUGER_NETS.extend(composite_cover_trials(seed=0, count=1, n_inputs=1)["nets"])
+    return tuple(_TRAUGER_NETS)
+
+
+def _trauger_search() -> Any:
+    from attention_theory.search import SizedSearch
+
+    return SizedSearch(best_value=0.5, best_size=(1, 1, 1), best_method="lbfgs", best_x=np.zeros(3),
+                       per_size={"(1, 1, 1)": 0.5, "(2, 2, 2)": 0.3, "(3, 1, 1)": 0.2}, budget={})
+
+
+EXAMPLES.update({
+    _TLC + "app_a_deep_hole_errors": lambda: dict(radius_factor=lambda k, q: k ** (1 / q)),
+    _TLC + "app_a_row_cover_instances": lambda: dict(seed=0, count=1),
+    _TLC + "app_b_chain_instances": lambda: dict(seed=0, count=2, column_reading=True),
+    _TLC + "ceiling_outcomes": lambda: dict(size=_trauger_maurey().log_cover_size_lemma33,
+                                            bound=_trauger_maurey().log_cover_bound_lemma33, printed_ceiling=False),
+    _TLC + "construction_size_grid": lambda: dict(size=_trauger_maurey().log_cover_size_lemma36,
+                                                  bound=_trauger_maurey().log_cover_bound_lemma36,
+                                                  printed=_trauger_maurey().log_cover_bound_lemma36),
+    _TLC + "covering_number_any_q": lambda: dict(F=unif((3, 2, 2)), eps=0.5, q=0.5),
+    _TLC + "deep_hole": lambda: dict(K=2),
+    _TLC + "deep_hole_cover_errors": lambda: dict(orientation="row"),
+    _TLC + "deep_hole_enumerated_distances": lambda: dict(),
+    _TLC + "flat_atom_packing_distances": lambda: dict(),
+    _TLC + "l1_atom_packing_distances": lambda: dict(),
+    _TLC + "l33_greedy_cover_instances": lambda: dict(seed=0, count=1),
+    _TLC + "l33_test_matrices": lambda: dict(rng=np.random.default_rng(0), k=3, d=2, Bw=1.0, count=4),
+    _TLC + "l34_kappa_grid": lambda: dict(rhs=_trauger_maurey().log_cover_bound_lemma34),
+    _TLC + "l34_packing_distances": lambda: dict(packing_distance=lambda s, d: 2 ** 0.5 / (s * d ** 0.5)),
+    _TLC + "l36_greedy_cover_instances": lambda: dict(seed=0, count=1),
+    _TLC + "maurey_greedy_errors": lambda: dict(seed=0, count=2, gamma_power=1.0),
+    _TLC + "maurey_instances": lambda: dict(seed=0, count=2),
+    _TLC + "maurey_tightness_instances": lambda: dict(seed=0, count=1, rhs_factor=1.0),
+    _TLC + "packing_grid": lambda: dict(rhs=_trauger_maurey().log_cover_bound_lemma33,
+                                        lower=lambda d, k: d * np.log(2 * k), eps_grid=(0.5, 0.2)),
+    _TLC + "padded_basis_cover_numbers": lambda: dict(seed=11, count=1),
+    _TLC + "reduction_cover_numbers": lambda: dict(seed=11, count=1),  # seed 11: a class of 5 functions
+    _TLC + "reduction_pointwise_instances": lambda: dict(seed=0, count=1, basis_scale=1.0),
+    _TLC + "row_sum_instances": lambda: dict(seed=0, count=2),
+    _TLC + "sec34_instances": lambda: dict(seed=0, count=3),
+    _TLS + "app_a_row_cover_objective": lambda: dict(),
+    _TLS + "app_b_chain_objective": lambda: dict(column_reading=True),
+    _TLS + "column_cover_objective": lambda: dict(),
+    _TLS + "enumerated_cover_objective": lambda: dict(cases=[(2, 0.8)]),
+    _TLS + "flat_cover_objectives": lambda: dict(frobenius_K_offset=0),
+    _TLS + "maurey_greedy_objective": lambda: dict(gamma_power=1.0),
+    _TLS + "maurey_tightness_objective": lambda: dict(rhs_factor=1.0),
+    _TLS + "packing_objective": lambda: dict(rhs=_trauger_maurey().log_cover_bound_lemma33,
+                                             lower=lambda d, k: d * np.log(2 * k), divisor=2.0),
+    _TLS + "reduction_pointwise_objective": lambda: dict(basis_scale=1.0),
+    _TLS + "row_sum_containment_objective": lambda: dict(),
+    _TLS + "row_sum_cover_objective": lambda: dict(),
+    _TLS + "sec34_objective": lambda: dict(factor=float),
+    _TSL + "chain_cover_values": lambda: dict(rng=np.random.default_rng(0), count=1,
+                                              cover=_trauger_maurey().cover_flat_l1),
+    _TSL + "chain_deep_hole_values": lambda: dict(cover=_trauger_maurey().cover_flat_l1),
+    _TSL + "chain_link_instances": lambda: dict(rng=np.random.default_rng(0), count=1, softmax_lip=2.0),
+    _TSL + "chain_links": lambda: dict(X=unif((3, 2)), W=unif((2, 2), seed=1), What=unif((2, 2), seed=2),
+                                       x_cls=unif((2,), seed=3), softmax_lip=2.0),
+    _TSL + "cls_row_instances": lambda: dict(seed=0, count=1),
+    _TSL + "contraction_values": lambda: dict(seed=0, count=1, L_factor=1.0),
+    _TSL + "duality_values": lambda: dict(seed=0, count=2, factor=1.0),
+    "attention_theory.trauger.single_layer_bounds.dudley_closed_form_values": lambda: dict(closed_form=_trauger_bounds()[0].dudley_inf_printed,
+                                                     clipped_form=_trauger_bounds()[0].dudley_inf_printed),
+    "attention_theory.trauger.single_layer_bounds.dudley_grid": lambda: dict(),
+    "attention_theory.trauger.single_layer_bounds.dudley_quadrature_values": lambda: dict(integrand_b_factor=1.0),
+    _TSL + "log_relaxation_grid": lambda: dict(minus_log=True),
+    _TSL + "multihead_values": lambda: dict(seed=0, m=3),
+    _TSL + "orientation_wc_values": lambda: dict(k=8, d=4, m=10, seed=0, n_signs=50),
+    _TSL + "orientation_wv_ratios": lambda: dict(d=64, m=65, printed_gain=0.5),
+    _TSL + "peeling_identity_values": lambda: dict(seed=0, n_signs=2),
+    _TSL + "peeling_relu_values": lambda: dict(seed=0, m=2, steps=5),
+    _TSL + "pointwise_bound_values": lambda: dict(seed=0, count=1, factor=1.0),
+    _TSL + "printed_feasible_rad": lambda: dict(seed=0),
+    _TSL + "printed_pointwise_values": lambda: dict(d=4, seed=0, count=2),
+    _TSL + "rad_uniform_attention_exact": lambda: dict(X=unif((3, 4, 2)), B=1.0),
+    _TSL + "sign_removal_values": lambda: dict(seed=0, count=1, factor=2.0),
+    # seed 73: the cheapest covers (about 1,100 Maurey steps in all)
+    _TSS + "chain_cover_objective": lambda: dict(seed=73, cover=_trauger_maurey().cover_flat_l1),
+    _TSS + "contraction_objective": lambda: dict(L_factor=1.0),
+    _TSS + "duality_objective": lambda: dict(),
+    _TSS + "dudley_clipped_objective": lambda: dict(clipped_form=_trauger_bounds()[0].dudley_inf_printed),
+    _TSS + "log_relaxation_objective": lambda: dict(minus_log=True),
+    _TSS + "multihead_objective": lambda: dict(),
+    _TSS + "peeling_identity_objective": lambda: dict(seed=0, B_w=1.5, B_Wc=0.7, B_Wv=2.0),
+    _TSS + "peeling_relu_objective": lambda: dict(B_w=1.0, B_Wc=2.0, B_Wv=0.5),
+    _TSS + "pointwise_objective": lambda: dict(),
+    _TSS + "sign_removal_objective": lambda: dict(include_zero=True, factor=2.0),
+    _TSS + "small_m_ratios": lambda: dict(res=_trauger_search(), bound=lambda m, d: 1.0 + m + d),
+    _TSS + "whole_chain_objective": lambda: dict(softmax_lip=2.0),
+    _TML + "cor421_regimes": lambda: dict(seed=0, count=2),
+    _TML + "dudley_rademacher_numeric": lambda: dict(A=2.0, m=10, R=1.0),
+    _TML + "e2_init": lambda: dict(T=2, d=2, k=1, g=np.random.default_rng(0)),
+    _TML + "e2_unpack": lambda: dict(v=torch.from_numpy(unif((24,))), T=2, d=2, k=1, rho=1.0),
+    _TML + "layer1_values": lambda: dict(Bxs=[0.5, 2.0], rho_power=2.0),
+    _TML + "lemma_e1_instances": lambda: dict(seed=0, count=1, gamma=_trauger_bounds()[1].lemma_e1_gamma,
+                                              lower_gamma=_trauger_bounds()[1].lemma_e1_gamma),
+    _TML + "lemma_e1_slsqp_minimum": lambda: dict(C=np.array([1.0, 2.0]), beta=np.array([0.5, 1.0]), eps=1.0,
+                                                  x0=np.array([0.5, 0.5])),
+    _TML + "lemma_e2_equality": lambda: dict(rng=np.random.default_rng(0)),
+    _TML + "lemma_e2_instances": lambda: dict(rng=np.random.default_rng(0), count=1, rho_of=lambda g: 0.8,
+                                              rhs_rho=lambda r: 1.0, rhs_kwargs={"c_delta": 1.0}),
+    _TML + "log_cube_l1_cover_lower": lambda: dict(d=10, B=1.0, eps=0.5),
+    _TML + "perturbed_network": lambda: dict(rng=np.random.default_rng(0), L=1, d=2, k=2, scale=0.1,
+                                             bounds=(1.0, 1.0, 1.0)),
+    _TML + "readout_instances": lambda: dict(seed=0, count=1, second_term=1.0),
+    _TML + "sec43_dudley_values": lambda: dict(seed=0, count=1),
+    _TML + "sup_identity_values": lambda: dict(seed=0, count=2),
+    _TML + "unrolled_instances": lambda: dict(seed=0, count=1, c_qk=2.0, alpha_qk=4.0),
+    _TMC + "composite_cover_trials": lambda: dict(seed=0, count=1, n_inputs=1),
+    _TMC + "flat_deep_hole": lambda: dict(shape=(2, 2), B=1.0),
+    _TMC + "thm42_allocation": lambda: dict(L=1, d=2, k=2, B=1.0, target=1.0),
+    _TMC + "thm42_certified_minima": lambda: dict(seed=0, count=0,
+                                                  printed=_trauger_bounds()[1].thm42_printed_constant),
+    _TMC + "thm42_instances": lambda: dict(rng=np.random.default_rng(0), count=1),
+    _TMC + "thm42_tight_instances": lambda: dict(eps_factor=1.0, cover_coarsening=1.0, certificate_factor=1.0,
+                                                 B=1.0, d=2, k=2),
+    _TMS + "composite_input_objective": lambda: dict(nets=list(_trauger_nets()), d=2, certificate_factor=1.0),
+    _TMS + "composite_matrix_objective": lambda: dict(B=1.0, cover_coarsening=1.0),
+    _TMS + "composite_size_objective": lambda: dict(B=1.0, eps_factor=1.0, cover_coarsening=1.0,
+                                                    size_constant=_trauger_bounds()[1].thm42_proof_constant),
+    _TMS + "hoelder_objective": lambda: dict(lower_gamma=_trauger_bounds()[1].lemma_e1_gamma),
+    _TMS + "lemma_e2_objective": lambda: dict(rhs_rho=lambda r: 1.0, rhs_kwargs={"c_delta": 1.0}),
+    _TMS + "readout_objective": lambda: dict(second_term=1.0),
+    _TMS + "unrolled_objective": lambda: dict(c_qk=2.0, alpha_qk=4.0),
+})
+ALLOWED.update({_TLC + "covering_number_any_q": {"q:inf": "q = inf is the sup norm (documented)"}})
+EXCLUDED.update({
+    _TSS + "small_m_rad_search": "an adversarial search (seconds per call at smoke scale, cached per scale) that "
+        "three registered checks of book/trauger/single-layer.md run (their negative controls too); its "
+        "arguments are refused by name before the search starts (tests/trauger/test_trauger_single_layer.py)",
+})
+
+
+# --- deora: the parts' configurations, the chapters' live runs, the figures of the experiment
+# chapters and the instances of the landscape and training checks.
+
+_DHS = "attention_theory.deora.head_sweeps."
+_DER = "attention_theory.deora.experiment_runs."
+_DFG = "attention_theory.deora.figures."
+_DLS = "attention_theory.deora.landscape_search."
+_DTR = "attention_theory.deora.training."
+EXAMPLES.update({
+    _DHS + "figure_config": lambda: dict(fig="fig4", scale="smoke", engine="reduced"),
+    **{_DHS + f"{n}_config": (lambda: dict(scale="smoke")) for n in ("fig2", "fig2_heads", "fig2_random", "fig3",
+                                                                       "fig4", "fig5")},
+    _DHS + "figure_data": lambda: dict(config=dict(
+        trials=1, n_train=5, n_test=5, Hs=[1], data_model="dm1", seed=0, engine="reduced", figure="fig2",
+        init_scale=0.0, settings=[dict(optimizer="gd", lr_rule="constant", lr=1.0, steps=1)])),
+    _DHS + "as_runs": lambda: dict(block={"runs": {"gd:constant:1.0": {"1": {"step": [0, 1], "train_loss": [[0.7], [0.6]],
+                                                                              "H": 1}}}}),
+    _DER + "live_config": lambda: dict(fig="fig4"),
+    "attention_theory.deora.sst2.sst2_config": lambda: dict(scale="smoke"),
+    _DLS + "segment_sizes": lambda: dict(),
+    _DLS + "tight_families": lambda: dict(),
+    _DTR + "heads_exact_sqrt": lambda: dict(D=0.2, B=0.5, T=2, d=2, R=1.0),
+    _DTR + "rho_corrected_order": lambda: dict(D=0.2, B=0.5, T=2, d=2, R=1.0, H=307),
+    _DTR + "order_grid": lambda: dict(seed=212),
+})
+EXCLUDED.update({
+    _DHS + "run_config": "runs a whole (smoke) experiment: seconds to minutes per call",
+    "attention_theory.deora.heads_training.prefix_agreement": "trains both engines of a sweep (a smoke "
+        "experiment); its data and settings come from the parts' configurations (tests/deora/test_heads_training.py)",
+    **{_DER + n: "reads the run dictionaries of a whole smoke experiment (or of the committed results); "
+       "tests/deora/test_nc_experiments.py and test_nc_planted_teacher.py exercise it through the checks" for n in (
+        "ordered_in_H", "runs_family", "trajectory_gaps")},
+    **{_DER + n: "trains from the live runs of a whole smoke experiment (seconds); run by the chapters"
+       for n in ("random_start_dm1", "random_start_dm2")},
+    **{_DFG + n: "draws a figure of an experiment chapter from the runs of a committed result or a live smoke "
+       "run (tests/deora/test_figures.py draws it from the committed results)" for n in (
+        "plot_trajectory_gaps", "plot_fig3", "plot_random_start", "plot_dm2_smoke", "plot_dm2_full",
+        "plot_substitute")},
+    **{_DFG + n: "reads the runs of a committed result (nested dicts of a result file) and returns the text or "
+       "numbers a chapter quotes: tests/deora/test_figures.py on the committed results" for n in (
+        "engine_cost_text", "trajectory_source", "trajectory_lines", "trajectory_numbers", "fig2_numbers",
+        "fig3_numbers", "ordering_lines", "random_start_lines", "random_start_numbers", "dm2_numbers",
+        "substitute_table", "substitute_numbers")},
+    **{_DLS + n: "an internal step of the landscape checks on the closures, sizes and instances they build "
+       "(tests/deora/test_nc_landscape.py runs it through the checks)" for n in (
+        "beta3_t", "bottom_eigvec", "eq15_ratio", "eq16_ratio", "head_scaling", "lam_min_batch", "landscape_init",
+        "landscape_point", "landscape_quantities", "landscape_ratio", "lemma6_rhs", "min_lam_on_segment",
+        "pair_instances", "ratio_items", "search_data", "seg_lam_min", "segment_lam_min", "segment_search",
+        "segments", "taylor_ratio")},
+    **{_DLS + n: "an adversarial search or its instances (seconds, kept on disk and per scale) that the "
+       "landscape checks and their negative controls run" for n in ("searched_points", "taylor_instances",
+                                                                     "taylor_search")},
+    **{_DTR + n: "an internal step of the training checks on the runs, sizes and search points they build "
+       "(tests/deora/test_nc_training.py runs it through the checks)" for n in (
+        "certified_instance", "cor3_sides", "flin_instance", "flin_uphill", "segment_tau", "thm1_sides")},
+    _DTR + "certified_runs": "runs a whole (smoke) experiment: seconds to minutes per call",
+    **{f"attention_theory.deora.stability.{n}": "an internal step of the stability checks' adversarial searches "
+       "on the points and data they build (tests/deora/test_nc_stability.py runs it through the checks)"
+       for n in ("eq19_point", "eq19_ratio", "cor4_sides")},
+})
+for _name in EXCLUDED:
+    EXAMPLES.pop(_name, None)

@@ -185,7 +185,8 @@ def test_no_stale_entries():
     stale = {k: v for k, v in stale.items() if v}
     assert not stale, f"entries for names that are not fuzzed public callables: {stale}"
     empty = [k for k, v in {**EX.EXCLUDED, **KNOWN_FAILURES,
-                            **{n: r for n, (_f, r) in EX.NAN_BY_DESIGN.items()}}.items() if not str(v).strip()]
+                            **{n: r for n, (_f, r) in EX.NAN_BY_DESIGN.items()}}.items()
+             if not str(v).strip()]
     assert not empty, f"entries without a reason: {empty}"
 
 
@@ -226,7 +227,8 @@ def applicable(value: Any) -> tuple[str, ...]:
         masked = ("masked",) if isinstance(value, np.ndarray) and value.size else ()
         is_float = not is_int and (kind.kind == "f" if isinstance(kind, np.dtype) else kind.is_floating_point)
         arrayish = isinstance(value, (np.ndarray, torch.Tensor))
-        extreme = ((("huge", "tiny") if is_float else ()) + (("float16", "float32") if is_float and arrayish else ())
+        extreme = ((("huge", "tiny") if is_float else ())
+                   + (("float16", "float32") if is_float and arrayish else ())
                    + (("list",) if arrayish and 0 < _n_entries(value) <= 10_000 else ()))
         return base + (("negative",) if is_int else ()) + masked + extreme
     if isinstance(value, str):
@@ -574,7 +576,8 @@ def _judge_same_or_different(fn: Callable[..., Any], example: dict[str, Any], kw
     with _isolated(), _time_limit(CALL_TIMEOUT):
         base = invoke(fn, dict(example))
     if kind == "list":
-        return None if _same_numbers(out, base) else f"{arg}={kind}: the list gave other numbers than the array"
+        return (None if _same_numbers(out, base)
+                else f"{arg}={kind}: the list gave other numbers than the array")
     if not _same_numbers(out, base):
         return None
     with _isolated(), _time_limit(CALL_TIMEOUT):

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from attention_theory.julistiono import attention as ja
-from attention_theory.julistiono import experiments as je
+from attention_theory.julistiono import mirror_descent_training as je
 from attention_theory.julistiono import model as mj
 
 pytestmark = pytest.mark.usefixtures("float64_default")
@@ -67,7 +67,8 @@ def test_a_wrong_generator_does_not_reproduce_the_fixture():
 
 def test_shapes_norms_labels_and_determinism():
     d = mj.authors_synthetic_dataset(5)
-    assert d["X"].shape == (6, 8, 10) and d["z"].shape == (6, 10) and d["Y"].shape == (6,) and d["v"].shape == (10,)
+    assert d["X"].shape == (6, 8, 10) and d["z"].shape == (6, 10)
+    assert d["Y"].shape == (6,) and d["v"].shape == (10,)
     np.testing.assert_allclose(np.linalg.norm(d["X"], axis=-1), 1.0, atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(d["z"], axis=-1), 1.0, atol=1e-6)
     assert abs(np.linalg.norm(d["v"]) - 1.0) < 1e-6

@@ -20,9 +20,9 @@ import torch
 from attention_theory.julistiono import attention as ja
 from attention_theory.julistiono import model as mj
 from attention_theory.julistiono import svm
-from attention_theory.qin import experiments as eq
 from attention_theory.qin import model as qm
 from attention_theory.qin import residual_gd as rg
+from attention_theory.qin import residual_training as eq
 
 
 def _under(dtype: torch.dtype, fn: Callable[[], Any]) -> Any:

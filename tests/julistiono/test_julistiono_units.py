@@ -189,9 +189,9 @@ def test_lp_att_svm_feasible_and_support():
     sup = svm.support_tokens(sol, d["X"], d["z"])
     assert sup.any() and not sup[np.arange(6), alpha].any()
     assert svm.is_locally_optimal(gamma, alpha, sup)
-    assert not svm.is_locally_optimal(gamma, np.argmin(gamma, axis=1),
-                                      svm.support_tokens(svm.lp_att_svm(d["X"], d["z"], np.argmin(gamma, axis=1), 2.0),
-                                                         d["X"], d["z"]))
+    worst = np.argmin(gamma, axis=1)
+    worst_support = svm.support_tokens(svm.lp_att_svm(d["X"], d["z"], worst, 2.0), d["X"], d["z"])
+    assert not svm.is_locally_optimal(gamma, worst, worst_support)
     v = svm.lp_v_svm(d["X"], d["Y"], alpha, 2.0)
     assert np.all(d["Y"] * np.einsum("nd,d->n", d["X"][np.arange(6), alpha], v) >= 1 - 1e-7)
     assert np.array_equal(svm.select_alpha(d["X"], d["z"], 50 * sol.W), alpha)
@@ -224,7 +224,8 @@ def test_imdb_loader_on_fixture():
     assert ids.shape == (3, 12) and list(y) == [1, 1, 0]
     vocab = jr.load_vocab(root / "vocab.txt")
     first = jr.tokenize("A wonderful, moving film. Loved it.", vocab, 12)
-    assert list(first[:9]) == [vocab[t] for t in ("[CLS]", "a", "wonder", "##ful", "moving", "film", "loved", "it", "[SEP]")]
+    words = ("[CLS]", "a", "wonder", "##ful", "moving", "film", "loved", "it", "[SEP]")
+    assert list(first[:9]) == [vocab[t] for t in words]
     with pytest.raises(FileNotFoundError):
         jr.load_imdb(root / "missing", root / "vocab.txt")
     with pytest.raises(ValueError, match="split"):
@@ -279,7 +280,8 @@ def write_cifar10_fixture(root, labels=None):
     for i, lab in enumerate(labels["train"], start=1):
         batch(f"data_batch_{i}", [lab])
     batch("test_batch", labels["test"])
-    names = [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog", b"frog", b"horse", b"ship", b"truck"]
+    names = [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog", b"frog", b"horse", b"ship",
+             b"truck"]
     (root / "batches.meta").write_bytes(pickle.dumps({b"label_names": names, b"num_vis": 3072}, protocol=4))
     return root
 
@@ -302,7 +304,8 @@ def test_cifar10_loader_on_the_committed_fixture(tmp_path):
     # the committed fixture holds what the writer writes
     fresh = write_cifar10_fixture(tmp_path)
     for split in ("train", "test"):
-        assert all(np.array_equal(a, b) for a, b in zip(jr.load_cifar10(fresh, split), jr.load_cifar10(root, split)))
+        assert all(np.array_equal(a, b)
+                   for a, b in zip(jr.load_cifar10(fresh, split), jr.load_cifar10(root, split)))
 
 
 def test_cifar10_loader_errors(tmp_path):
@@ -406,9 +409,10 @@ def test_standins_are_seeded_and_labelled():
 
 
 def test_e1_conclusions_and_what_changes():
-    from attention_theory.julistiono import experiments as ej
+    from attention_theory.julistiono import mirror_descent_training as ej
 
-    runs = {p: {"curves": {q: {"final": [1e-3 if q == p else 1e-1, 3e-2 if q == p else 2e-1]} for q in ("2.0", "3.0")},
+    runs = {p: {"curves": {q: {"final": [1e-3 if q == p else 1e-1, 3e-2 if q == p else 2e-1]}
+                           for q in ("2.0", "3.0")},
                 "max_prob_median": [0.5, 0.98, 0.995], "steps": [0, 50, 100]} for p in ("2.0", "3.0")}
     c = ej.e1_conclusions(runs)
     assert c["2.0"]["closest_q"] == "2.0" and c["2.0"]["own_closest"] == 1.0

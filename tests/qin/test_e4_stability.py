@@ -1,4 +1,5 @@
-"""E4 (teacher-student stability) of Qin et al.: units, and the negative controls of its check."""
+"""E4 (teacher-student stability) of Qin et al.: units of :mod:`attention_theory.qin.stability`
+(the negative controls of its check are in ``test_nc_experiments.py``)."""
 
 import math
 
@@ -6,8 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from _nc import negative_control
-from attention_theory.qin.checks import stability as cs
+from attention_theory.qin.checks import experiments as checks
 from attention_theory.qin.stability import e4_instance, e4_runs, window_ratios
 
 pytestmark = pytest.mark.usefixtures("float64_default")
@@ -51,20 +51,9 @@ def test_window_ratios():
 
 
 def test_e4_check_holds_on_given_data():
-    runs = e4_runs(seeds=(0,), eta=0.02, variant="residual", N=8, n_seq=2, d=12, dk=4, dv=12, m=24, steps=300,
-                   record=10)
-    rec = cs.check_e4_linear_rate({"config": {"record": 10, "seeds": [0], "N": 8, "n_seq": 2, "d": 12, "dk": 4,
-                                              "dv": 12, "m": 24, "steps": 300}, "runs": runs})
+    runs = e4_runs(seeds=(0,), eta=0.02, variant="residual", N=8, n_seq=2, d=12, dk=4, dv=12, m=24,
+                   steps=300, record=10)
+    config = {"record": 10, "seeds": [0], "N": 8, "n_seq": 2, "d": 12, "dk": 4, "dv": 12, "m": 24,
+              "steps": 300}
+    rec = checks.check_e4_linear_rate(data={"config": config, "runs": runs})
     assert rec.worst <= 1
-
-
-def test_nc_e4_without_the_attention_residual():
-    # the student without the attention residual stalls: its windows do not halve the loss
-    with negative_control("qin-fig-1", "e4-linear-rate-with-residual"):
-        cs.check_e4_linear_rate(variant="none")
-
-
-def test_nc_e4_contraction_too_strong():
-    # a contraction factor ten times smaller than the stated one fails on the residual runs
-    with negative_control("qin-fig-1", "e4-linear-rate-with-residual"):
-        cs.check_e4_linear_rate(contraction=0.05)

@@ -7,9 +7,8 @@ import pytest
 import torch
 
 from attention_theory.qin import bounds as bq
-from attention_theory.qin import experiments as eq
 from attention_theory.qin import model as qm
-from attention_theory.qin import residual_gd
+from attention_theory.qin import residual_gd, residual_training
 
 pytestmark = pytest.mark.usefixtures("float64_default")
 
@@ -97,23 +96,27 @@ def test_theorem2_constants_and_radius():
 
 
 def test_spearman_and_rate():
-    assert eq.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert eq.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
-    assert eq.spearman([1, 1, 2], [1, 1, 2]) == pytest.approx(1.0)
+    assert residual_training.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert residual_training.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert residual_training.spearman([1, 1, 2], [1, 1, 2]) == pytest.approx(1.0)
     L = 2.0 * 0.9 ** np.arange(11)
-    assert eq.empirical_rate(L) == pytest.approx(-math.log(0.9))
+    assert residual_training.empirical_rate(L) == pytest.approx(-math.log(0.9))
     L2 = np.concatenate([L, np.full(5, 1e-300)])  # below the floor: cut at the first such step
-    assert eq.empirical_rate(L2, floor=1e-200) < 1e3
+    assert residual_training.empirical_rate(L2, floor=1e-200) < 1e3
 
 
 @pytest.mark.parametrize("call, exc, name", [
-    (lambda: eq.spearman([1, 2], [1, 2]), ValueError, "length"),
-    (lambda: eq.spearman([1, 2, np.nan], [1, 2, 3]), ValueError, "finite"),
-    (lambda: eq.empirical_rate([0.0, 1.0]), ValueError, "losses"),
-    (lambda: eq.e1_run(N=4, d=6, dk=2, dv=2, m=6, seeds=(0,), steps=2, record=1, qk_stds=(0.1,),
-                       eta_grid=(0.01,), common_eta=0.02), ValueError, "common_eta"),
-    (lambda: eq.e1_instance(0, qk_std=-1.0), ValueError, "qk_std"),
-    (lambda: eq.train_recording(residual_gd.random_instance(0), eta=0.0, steps=2, record=1), ValueError, "eta"),
+    (lambda: residual_training.spearman([1, 2], [1, 2]), ValueError, "length"),
+    (lambda: residual_training.spearman([1, 2, np.nan], [1, 2, 3]), ValueError, "finite"),
+    (lambda: residual_training.empirical_rate([0.0, 1.0]), ValueError, "losses"),
+    (lambda: residual_training.run_e1(dict(N=4, d=6, dk=2, dv=2, m=6, seeds=(0,), steps=2, record=1,
+                                           qk_stds=(0.1,), eta_grid=(0.01,), common_eta=0.02)),
+     ValueError, "common_eta"),
+    (lambda: residual_training.run_e1([("N", 4)]), TypeError, "config"),
+    (lambda: residual_training.e1_config("medium"), ValueError, "scale"),
+    (lambda: residual_training.e1_instance(0, qk_std=-1.0), ValueError, "qk_std"),
+    (lambda: residual_training.train_recording(residual_gd.random_instance(0), eta=0.0, steps=2, record=1),
+     ValueError, "eta"),
     (lambda: qm.QinConfig(rho1=2), ValueError, "rho1"),
     (lambda: qm.QinConfig(rho2=True), ValueError, "rho2"),
     (lambda: qm.QinConfig(gamma=1.5), ValueError, "gamma"),

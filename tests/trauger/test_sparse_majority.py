@@ -195,7 +195,8 @@ def test_resume_is_bit_identical(tmp_path):
     assert full["history"] == resumed["history"]
     for k in full["best_params"]:
         assert torch.equal(full["best_params"][k], resumed["best_params"][k])
-    a, b = torch.load(tmp_path / "a.pt", weights_only=False), torch.load(tmp_path / "b.pt", weights_only=False)
+    a = torch.load(tmp_path / "a.pt", weights_only=False)
+    b = torch.load(tmp_path / "b.pt", weights_only=False)
     for k in a["params"]:
         assert torch.equal(a["params"][k], b["params"][k]) and torch.equal(a["v"][k], b["v"][k])
 
@@ -234,7 +235,8 @@ def test_trainer_bad_input():
 def _adam_args(R=2, d=8):
     p = sm.stack_params([sm.init_params(d, seed=s, dtype=torch.float64) for s in range(R)])
     return dict(params=p, grads=[torch.full_like(t, 0.5) for t in p.values()],
-                m={k: torch.zeros_like(t) for k, t in p.items()}, v={k: torch.zeros_like(t) for k, t in p.items()},
+                m={k: torch.zeros_like(t) for k, t in p.items()},
+                v={k: torch.zeros_like(t) for k, t in p.items()},
                 step=torch.zeros(R, dtype=torch.long), active=torch.tensor([True, False]), lr=1e-3,
                 betas=(0.9, 0.999), eps=1e-7)
 
@@ -264,7 +266,8 @@ def test_experiment_cli_writes_result_with_provenance(tmp_path):
     from attention_theory.experiment import run_cli
     from attention_theory.trauger.sparse_majority import experiment as ex
 
-    written = run_cli(ex.EXPERIMENT, ["--scale", "smoke", "--out", str(tmp_path), "--max-epochs", "4",
+    written = run_cli(ex.EXPERIMENT, ["--scale", "smoke", "--protocol", "book-v1", "--out", str(tmp_path),
+                                      "--max-epochs", "4",
                                       "--eval-every", "2", "--checkpoint-every", "2", "--n-val", "50",
                                       "--Ts", "12", "--no-progress", "--device", "cpu"])
     assert written == {"sweep": tmp_path / "runs-smoke.json"}

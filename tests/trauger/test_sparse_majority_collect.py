@@ -74,7 +74,8 @@ def test_bound_per_run_is_finite_and_grows_with_the_norms(halves):
     rows = th.bound_per_run(w)
     assert [r["T"] for r in rows] == [20, 60]
     for r in rows:
-        assert all(math.isfinite(r[k]) and r[k] > 0 for k in ("B_w", "B_Wc", "B_Wv", "B_QK", "B_x", "gap_bound"))
+        keys = ("B_w", "B_Wc", "B_Wv", "B_QK", "B_x", "gap_bound")
+        assert all(math.isfinite(r[k]) and r[k] > 0 for k in keys)
     big = dict(w, flat=w["flat"] * 2)
     rows2 = th.bound_per_run(big)
     assert all(r2["gap_bound"] > r["gap_bound"] for r, r2 in zip(rows, rows2))

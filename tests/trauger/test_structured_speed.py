@@ -1,10 +1,10 @@
 """The optimized training step of the structured trainer (``method="softmax"``: attention by products
 with the 0/1 data, ``Wo`` kept transposed, the momentum scaled inside the products) trains exactly
 as the autograd path of the same trainer (``method="factorized"``, autograd through
-:func:`~attention_theory.trauger.sparse_majority.structured._logits`) over a few hundred SGD steps
-in float64, with either way of forming the attention (products or direct softmax, also mixed within
-one step); deliberately wrong variants fail the same comparison; float32 stays within round-off of
-float64."""
+:func:`~attention_theory.trauger.sparse_majority.structured_forward.batched_logits`) over a few
+hundred SGD steps in float64, with either way of forming the attention (products or direct
+softmax, also mixed within one step); deliberately wrong variants fail the same comparison;
+float32 stays within round-off of float64."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import torch
 
 from attention_theory.trauger.sparse_majority import protocol as pr
 from attention_theory.trauger.sparse_majority import structured as st
+from attention_theory.trauger.sparse_majority import structured_step
 
 EPOCHS = 25          # 12 steps per epoch: 300 steps
 
@@ -74,7 +75,7 @@ def agrees(got, ref, tol=1e-10):
 def test_hand_step_trains_like_autograd_float64(reference):
     cfg = config()
     tr = st.StructuredTrainer(cfg)
-    k = st._hand_consts(tr._leaves, tr._lay, tr.shape)
+    k = structured_step.hand_consts(tr._leaves, tr._lay, tr.shape)
     assert not any(k.direct)                     # every group takes the products with the data
     got = trajectory("softmax")
     loss, weights, correct = differences(got, reference)
@@ -84,18 +85,18 @@ def test_hand_step_trains_like_autograd_float64(reference):
 
 def test_direct_softmax_groups_train_alike(reference, monkeypatch):
     # every group by the direct softmax (the path of a large |delta|) ...
-    monkeypatch.setattr(st, "_PRODUCT_MAX_DELTA", 0.0)
+    monkeypatch.setattr(structured_step, "_PRODUCT_MAX_DELTA", 0.0)
     assert agrees(trajectory("softmax"), reference)
     monkeypatch.undo()
     # ... and one group direct, the other by products, in the same step
-    consts = st._hand_consts
+    consts = structured_step.hand_consts
 
     def first_direct(p, lay, shape):
         k = consts(p, lay, shape)
         k.direct = [True] + k.direct[1:]
         return k
 
-    monkeypatch.setattr(st, "_hand_consts", first_direct)
+    monkeypatch.setattr(st, "hand_consts", first_direct)
     assert agrees(trajectory("softmax"), reference)
 
 
@@ -109,12 +110,12 @@ def test_wrong_variants_fail_the_comparison(reference, monkeypatch, broken):
     if broken == "no 1/sqrt(dk)":
         fake = types.SimpleNamespace(**{k: getattr(math, k) for k in dir(math) if not k.startswith("_")})
         fake.sqrt = lambda x: 1.0
-        monkeypatch.setattr(st, "math", fake)
+        monkeypatch.setattr(structured_step, "math", fake)
     elif broken == "Wo transposed":
-        monkeypatch.setattr(st, "_wo_t", transposed_wo)
+        monkeypatch.setattr(structured_step, "_wo_t", transposed_wo)
     else:
-        backward = st._hand_backward
-        monkeypatch.setattr(st, "_hand_backward", lambda *a, beta=1.0, **kw: backward(*a, beta=1.0, **kw))
+        backward = structured_step.hand_backward
+        monkeypatch.setattr(st, "hand_backward", lambda *a, beta=1.0, **kw: backward(*a, beta=1.0, **kw))
     loss, weights, _ = differences(trajectory("softmax", epochs=3), prefix(reference))
     assert max(loss, weights) > 1e-6, (broken, loss, weights)
     monkeypatch.undo()
@@ -135,11 +136,11 @@ def test_float32_step_stays_within_round_off_of_float64(reference):
 def test_wo_is_stored_transposed_and_round_trips():
     cfg = config()
     flat = st.StructuredTrainer(cfg).flat
-    buf, views = st._name_major(flat, cfg.model_shape, wo_t=True)
+    buf, views = structured_step.name_major(flat, cfg.model_shape, wo_t=True)
     s = cfg.model_shape
     assert "Wo" not in views and views["WoT"].shape == (flat.shape[0], s.heads, s.value_dim, s.d)
     assert views["WoT"].is_contiguous() and views["WoT"].data_ptr() >= buf.data_ptr()
     a, b = s.offsets()["Wo"]
     wo = flat[:, a:b].reshape(flat.shape[0], s.d, s.heads, s.value_dim)
     assert torch.equal(views["WoT"], wo.permute(0, 2, 3, 1))
-    assert torch.equal(st._flat_of(views, flat.shape[0]), flat)
+    assert torch.equal(structured_step.flat_of(views, flat.shape[0]), flat)

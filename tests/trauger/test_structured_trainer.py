@@ -14,6 +14,7 @@ import torch
 from attention_theory.trauger.sparse_majority import authors_model as am
 from attention_theory.trauger.sparse_majority import protocol as pr
 from attention_theory.trauger.sparse_majority import structured as st
+from attention_theory.trauger.sparse_majority import structured_forward, structured_step
 
 F64 = torch.float64
 
@@ -64,7 +65,7 @@ def case():
     return cfg, runs, flat
 
 
-@pytest.mark.parametrize("method", st.METHODS)
+@pytest.mark.parametrize("method", structured_forward.METHODS)
 @pytest.mark.parametrize("attention", ["linear", "mha"])
 def test_forward_matches_textbook_float64(case, method, attention):
     cfg, runs, flat = case
@@ -75,9 +76,10 @@ def test_forward_matches_textbook_float64(case, method, attention):
         idx = [i for i, r in enumerate(runs) if r.T == T]
         bits = torch.stack([runs[i].train_bits for i in idx])
         E = torch.stack([runs[i].embeddings for i in idx])
-        z = st.structured_logits(flat[idx], bits, E, cfg, method=method)
+        z = structured_forward.structured_logits(flat[idx], bits, E, cfg, method=method)
         for k, i in enumerate(idx):
-            ref = textbook(flat[i], cfg, attention).requires_grad_(False)(am.embed_authors(runs[i].train_bits, runs[i].embeddings))
+            X = am.embed_authors(runs[i].train_bits, runs[i].embeddings)
+            ref = textbook(flat[i], cfg, attention).requires_grad_(False)(X)
             worst = max(worst, float((z[k] - ref).abs().max() / ref.abs().max()))
     assert worst < 1e-12
 
@@ -86,7 +88,7 @@ VARIANTS = {"authors": {}, "no dense block, softmax CE, key_dim 32": dict(dense_
                                                                           key_dim=32, value_dim=32)}
 
 
-@pytest.mark.parametrize("method", st.METHODS)
+@pytest.mark.parametrize("method", structured_forward.METHODS)
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_gradients_match_textbook_float64(case, method, variant):
     cfg, runs, flat = case
@@ -96,7 +98,7 @@ def test_gradients_match_textbook_float64(case, method, variant):
     T = cfg.Ts[1]
     idx = [i for i, r in enumerate(runs) if r.T == T]
     f = flat[idx].clone().requires_grad_(True)
-    loss = st.structured_loss(f, torch.stack([runs[i].train_bits for i in idx]),
+    loss = structured_forward.structured_loss(f, torch.stack([runs[i].train_bits for i in idx]),
                               torch.stack([runs[i].embeddings for i in idx]),
                               torch.stack([runs[i].train_labels for i in idx]), cfg, method=method)
     (g,) = torch.autograd.grad(loss.sum(), f)
@@ -127,7 +129,7 @@ def test_hand_backward_matches_autograd_float64(case, variant, factorize, monkey
         cfg = dataclasses.replace(cfg, **VARIANTS[variant])
         flat = init_flat(cfg, scale=25.0)
     if not factorize:
-        monkeypatch.setattr(st, "_FACTOR_MAX_DELTA", 0.0)
+        monkeypatch.setattr(structured_step, "_FACTOR_MAX_DELTA", 0.0)
     offsets = cfg.model_shape.offsets()
     for T in cfg.Ts:
         idx = [i for i, r in enumerate(runs) if r.T == T]
@@ -135,9 +137,9 @@ def test_hand_backward_matches_autograd_float64(case, variant, factorize, monkey
         E = torch.stack([runs[i].embeddings for i in idx])
         y = torch.stack([runs[i].train_labels for i in idx])
         f = flat[idx].clone().requires_grad_(True)
-        loss = st.structured_loss(f, bits, E, y, cfg)
+        loss = structured_forward.structured_loss(f, bits, E, y, cfg)
         (g,) = torch.autograd.grad(loss.sum(), f)
-        hl, hg = st._hand_loss_grad(flat[idx], bits, E, y, cfg)
+        hl, hg = structured_step._hand_loss_grad(flat[idx], bits, E, y, cfg)
         assert torch.allclose(hl, loss.detach(), rtol=1e-12, atol=0)
         for k, i in enumerate(idx):
             m = textbook(flat[i], cfg)
@@ -152,12 +154,13 @@ def test_hand_backward_matches_autograd_float64(case, variant, factorize, monkey
                 assert float((hg[k, a:b] - g[k, a:b]).abs().max()) <= tol, (name, "autograd")
                 assert float((hg[k, a:b] - ref[a:b]).abs().max()) <= tol, (name, "textbook")
         # the evaluation forward (one product with PE A^T per group) gives the same logits
-        lay = st._layout([T] * len(idx), E, cfg.d, F64)
+        lay = structured_forward.make_layout([T] * len(idx), E, cfg.d, F64)
         p = am.unflatten(flat[idx], cfg.model_shape)
-        k = st._hand_consts(p, lay, cfg.model_shape)
-        ze = st._hand_eval_forward(p, lay, cfg.model_shape, k, st._hand_eval_consts(lay, cfg.model_shape, k),
-                                   [st._ones_indicator(bits, F64)])
-        zr = st.structured_logits(flat[idx], bits, E, cfg)
+        k = structured_step.hand_consts(p, lay, cfg.model_shape)
+        ek = structured_step.hand_eval_consts(lay, cfg.model_shape, k)
+        ze = structured_step.hand_eval_forward(p, lay, cfg.model_shape, k, ek,
+                                               [structured_forward.ones_indicator(bits, F64)])
+        zr = structured_forward.structured_logits(flat[idx], bits, E, cfg)
         assert float((ze - zr).abs().max() / zr.abs().max()) < 1e-12
 
 
@@ -167,13 +170,13 @@ def test_factorized_weights_equal_the_softmax():
     X = (torch.rand(3, 11, 17, generator=g) > 0.5).to(F64)
     for delta in (torch.tensor([[0.0, 3.0], [-7.0, 39.0], [-39.0, 1e-9]], dtype=F64),):
         ref = torch.softmax(base[:, None] + X[:, :, None, :] * delta[:, None, :, None], dim=-1)
-        got, w1 = st._attention_weights(base, delta, X)
+        got, w1 = structured_step._attention_weights(base, delta, X)
         assert float((got - ref).abs().max()) < 1e-14
         assert float((w1 - (ref * X[:, :, None, :]).sum(-1)).abs().max()) < 1e-14
     # beyond the factorization's range: the direct softmax
     big = torch.tensor([[0.0, 300.0], [-300.0, 1.0], [2.0, 3.0]], dtype=F64)
     ref = torch.softmax(base[:, None] + X[:, :, None, :] * big[:, None, :, None], dim=-1)
-    got, w1 = st._attention_weights(base, big, X)
+    got, w1 = structured_step._attention_weights(base, big, X)
     assert float((got - ref).abs().max()) < 1e-15
     assert float((w1 - (ref * X[:, :, None, :]).sum(-1)).abs().max()) < 1e-15
 
@@ -197,7 +200,7 @@ def textbook_sgd(cfg, run, flat0, epochs):
     return flat
 
 
-@pytest.mark.parametrize("method", st.METHODS)
+@pytest.mark.parametrize("method", structured_forward.METHODS)
 def test_sgd_momentum_steps_match_textbook_float64(method):
     # a fast-decaying learning rate, so that Keras' momentum form (v <- mu v - lr g) differs from
     # PyTorch's (v <- mu v + g, w <- w - lr v): the comparison checks the form too
@@ -236,9 +239,9 @@ def test_float32_matches_float64_reference():
     E = torch.stack([r.embeddings for r in runs])
     y = torch.stack([r.train_labels for r in runs])
     f = flat.clone().requires_grad_(True)
-    loss = st.structured_loss(f, bits, E, y, cfg)
+    loss = structured_forward.structured_loss(f, bits, E, y, cfg)
     (g,) = torch.autograd.grad(loss.sum(), f)
-    z = st.structured_logits(flat, bits, E, cfg)
+    z = structured_forward.structured_logits(flat, bits, E, cfg)
     for i, r in enumerate(runs):
         m = textbook(flat[i].double(), cfg)
         X = am.embed_authors(r.train_bits, r.embeddings)
@@ -342,16 +345,17 @@ def test_resume_is_bit_identical(tmp_path):
     (lambda: st.StructuredTrainer(small(), method="dense"), ValueError, "method"),
     (lambda: st.train_structured(small(), stop_at_epoch=0, progress=False), ValueError, "stop_at_epoch"),
     (lambda: st.train_structured(small(), max_wall_s=-1, progress=False), ValueError, "max_wall_s"),
-    (lambda: st.structured_logits(torch.zeros(2, 5), torch.zeros(2, 3, 10, dtype=torch.long),
-                                  torch.zeros(2, 3, 64), small()), ValueError, "flat"),
-    (lambda: st.structured_logits([[0.0]], torch.zeros(2, 3, 10, dtype=torch.long),
-                                  torch.zeros(2, 3, 64), small()), TypeError, "flat"),
-    (lambda: st.structured_logits(init_flat(small())[:2], torch.zeros(2, 3, 10),
-                                  torch.zeros(2, 3, 64), small()), TypeError, "bits"),
-    (lambda: st.structured_logits(init_flat(small())[:2], torch.full((2, 3, 10), 2),
-                                  torch.zeros(2, 3, 64), small()), ValueError, "bits"),
-    (lambda: st.structured_logits(init_flat(small())[:2], torch.zeros(2, 3, 10, dtype=torch.long),
-                                  torch.zeros(2, 64), small()), ValueError, "embeddings"),
+    (lambda: structured_forward.structured_logits(torch.zeros(2, 5), torch.zeros(2, 3, 10, dtype=torch.long),
+                                                  torch.zeros(2, 3, 64), small()), ValueError, "flat"),
+    (lambda: structured_forward.structured_logits([[0.0]], torch.zeros(2, 3, 10, dtype=torch.long),
+                                                  torch.zeros(2, 3, 64), small()), TypeError, "flat"),
+    (lambda: structured_forward.structured_logits(init_flat(small())[:2], torch.zeros(2, 3, 10),
+                                                  torch.zeros(2, 3, 64), small()), TypeError, "bits"),
+    (lambda: structured_forward.structured_logits(init_flat(small())[:2], torch.full((2, 3, 10), 2),
+                                                  torch.zeros(2, 3, 64), small()), ValueError, "bits"),
+    (lambda: structured_forward.structured_logits(init_flat(small())[:2],
+                                                  torch.zeros(2, 3, 10, dtype=torch.long),
+                                                  torch.zeros(2, 64), small()), ValueError, "embeddings"),
     (lambda: am.make_authors_run(8, seed=0, k=9), ValueError, "k"),
     (lambda: am.run_generator(20, -1, "init"), ValueError, "seed"),
     (lambda: am.run_generator(20, 0, "weights"), ValueError, "stream"),
@@ -424,7 +428,8 @@ def test_protocol_table_and_variants():
     assert "* validation frequency" in text and max(len(line) for line in text.splitlines()) <= 100
     # the table says which Keras it follows, and what Keras 3 changes
     by = {r["setting"]: r for r in rows}
-    assert "Keras 2" in by["Keras version"]["authors_code"] and "Keras 3" in by["initialization"]["authors_code"]
+    assert "Keras 2" in by["Keras version"]["authors_code"]
+    assert "Keras 3" in by["initialization"]["authors_code"]
     assert "4 of the 12" in by["weight norm (Fig. 1)"]["authors_code"]
     freq = {r["setting"]: r for r in pr.protocol_table(pr.protocol("authors", eval_every=1))}
     assert freq["validation frequency"]["book"] == "after every epoch"
@@ -456,8 +461,9 @@ def test_flops_count_equals_the_products_the_steps_issue(method, dense, Ts, n_tr
     last batch of 2, the positional products' span and the batch sizes count too."""
     from attention_theory.trauger.sparse_majority.benchmark import record_products
 
-    cfg = dataclasses.replace(pr.protocol("authors", "smoke"), Ts=Ts, seeds=(0, 1), n_train=n_train, batch_size=4,
-                              early_stopping="none", d=8, heads=3, key_dim=5, value_dim=6, dense_units=dense)
+    cfg = dataclasses.replace(pr.protocol("authors", "smoke"), Ts=Ts, seeds=(0, 1), n_train=n_train,
+                              batch_size=4, early_stopping="none", d=8, heads=3, key_dim=5, value_dim=6,
+                              dense_units=dense)
     trainer = st.StructuredTrainer(cfg, method=method)
     trainer.run_epoch()
     issued = sum(p["flops"] for p in record_products(trainer.run_epoch))

@@ -95,15 +95,19 @@ def test_expected_abs_rademacher_sum():
     assert single_layer.expected_abs_rademacher_sum(1) == 1.0
     assert single_layer.expected_abs_rademacher_sum(2) == 1.0
     assert single_layer.expected_abs_rademacher_sum(3) == 1.5
-    assert single_layer.expected_abs_rademacher_sum(10**4) == pytest.approx(math.sqrt(2 * 10**4 / math.pi), rel=1e-3)
+    assert single_layer.expected_abs_rademacher_sum(10**4) == pytest.approx(math.sqrt(2 * 10**4 / math.pi),
+                                                                           rel=1e-3)
 
 
 @pytest.mark.parametrize("call, exc", [
-    (lambda: ts.single_layer_scalar(np.ones(3), np.ones(3), np.ones((2, 3)), np.ones((3, 2)), np.eye(3), np.ones(3)),
+    (lambda: ts.single_layer_scalar(np.ones(3), np.ones(3), np.ones((2, 3)), np.ones((3, 2)), np.eye(3),
+                                    np.ones(3)),
      ValueError),
-    (lambda: ts.single_layer_scalar(np.ones((2, 3)), np.ones(2), np.ones((2, 3)), np.ones((3, 2)), np.eye(3), np.ones(3)),
+    (lambda: ts.single_layer_scalar(np.ones((2, 3)), np.ones(2), np.ones((2, 3)), np.ones((3, 2)), np.eye(3),
+                                    np.ones(3)),
      ValueError),
-    (lambda: ts.single_layer_scalar(np.ones((2, 3)), np.ones(3), np.ones((3, 3)), np.ones((3, 2)), np.eye(3), np.ones(3)),
+    (lambda: ts.single_layer_scalar(np.ones((2, 3)), np.ones(3), np.ones((3, 3)), np.ones((3, 2)), np.eye(3),
+                                    np.ones(3)),
      ValueError),
     (lambda: ts.attention_weights(np.ones((2, 3)), np.eye(2), np.ones(3)), ValueError),
     (lambda: ts.attention_weights(np.ones((2, 3)), np.eye(3), np.ones(2)), ValueError),
@@ -133,3 +137,14 @@ def test_expected_abs_rademacher_sum():
 def test_bad_input(call, exc):
     with pytest.raises(exc):
         call()
+
+
+def test_small_m_rad_search_refuses_bad_arguments_before_searching():
+    from attention_theory.trauger import single_layer_search
+
+    with pytest.raises(ValueError, match="tokens"):
+        single_layer_search.small_m_rad_search("l3")
+    with pytest.raises(TypeError, match="seed"):
+        single_layer_search.small_m_rad_search("l2", seed=1.5)
+    with pytest.raises(ValueError, match="seed"):
+        single_layer_search.small_m_rad_search("l2", seed=-1)

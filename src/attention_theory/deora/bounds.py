@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, check_bool, check_int, check_positive, refuses_overflow
+from attention_theory.validation import as_matrix, check_bool, check_int, check_positive, refuses_overflow
 
 __all__ = ["beta1", "beta2", "beta3", "kappa", "prop1_rhs", "prop1_sharper_hessian_rhs",
            "row_norm_max", "entry_max"]
@@ -322,7 +322,8 @@ def cor2_max_step(K: int, T: int, d: int, R: float, B2: float, B_phi: float, gam
 def cor2_bounds(K: int, n: int, eta: float, B_phi: float, gamma: float, *,
                 corrected: bool = False) -> dict[str, float]:
     """Corollary 5's two conclusions (Eq. 101):
-    train ``2/K + 5 (2 B_Phi + log K)^2 / (4 gamma^2 eta K)`` and gap ``17 (2 B_Phi + log K)^2 / (gamma^2 eta n)``.
+    train ``2/K + 5 (2 B_Phi + log K)^2 / (4 gamma^2 eta K)`` and gap ``17 (2 B_Phi + log K)^2 / (gamma^2 eta
+    n)``.
     Corrected: the ``g_0^2`` terms double (``5/2`` and ``34``)."""
     K = check_int(K, "K")
     n = check_int(n, "n")

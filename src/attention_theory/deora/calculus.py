@@ -5,7 +5,7 @@ Hessian norms of Eq. (1) from Lemma 1's closed forms (:func:`model_norms`), the 
 of Proposition 1 as torch tensors (:func:`rhs_torch`), and the adversarial search that maximizes
 the ratio of the Proposition-1 items over sizes and inputs (:func:`adversarial_prop1`).
 The checks of Eqs. (1)-(2), Lemma 1, Proposition 1 and Lemma 5 in
-:mod:`attention_theory.deora.checks.calculus` evaluate them (chapter
+:mod:`attention_theory.deora.checks.model_and_calculus` evaluate them (chapter
 ``book/deora/model-and-calculus.md``).
 
 It also holds the small tools every Deora check uses to search adversarially with
@@ -13,7 +13,8 @@ It also holds the small tools every Deora check uses to search adversarially wit
 (the point a method hands the objective, a torch tensor for L-BFGS / Adam or a numpy array for
 Nelder-Mead, and the value it expects back), :func:`box` / :func:`log_box` (smooth maps of an
 unconstrained coordinate into a check's parameter range), :func:`into_ball` (tokens into the
-``R``-ball of Assumption 1), :func:`attention_theory.search.numpy_objective` (a float formula, such as the numpy
+``R``-ball of Assumption 1), :func:`attention_theory.search.numpy_objective` (a float formula, such as the
+numpy
 calculators that negative controls replace, made searchable by L-BFGS with finite-difference
 gradients) and :func:`maximize_each` (the search size by size, with the best point of each size).
 """
@@ -26,10 +27,11 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
 from attention_theory.search import SizedSearch, maximize_over_sizes
-
-DT = torch.float64
+from attention_theory.validation import as_vector, check_int, check_positive, check_seed
 
 
 def rand_instance(rng: np.random.Generator, T: int, d: int, wnorm: float | None = None,
@@ -146,12 +148,38 @@ def adversarial_prop1(sizes: list[tuple[str, int, int, float | None]], *, rhs: R
                          restarts=restarts, steps=steps, seed=seed)
 
 
+def hessian_ratio_curve(wnorms: Any, *, T: int = 3, d: int = 2, count: int = 40, R: float = 1.0,
+                        seed: int = 7) -> tuple[list[float], list[float]]:
+    """For each Frobenius norm ``||W||_F`` in ``wnorms``, the largest ratio over ``count`` random
+    instances (:func:`rand_instance`, token norms at most ``R``) of the single-head Hessian norm
+    ``||Hess Phi||_2`` to Proposition 1's item 4 and to the book's sharper bound: ``(ratios to item 4,
+    ratios to the sharper bound)``, one per norm (instances drawn in order from one generator of
+    ``seed``).  Used by ``book/deora/model-and-calculus.md`` (figure ``fig-dmc-hessian-ratio``)."""
+    wn = as_vector(wnorms, "wnorms")
+    if np.any(wn < 0):
+        raise ValueError(f"wnorms must be norms (>= 0), got {wn.min()}")
+    T, d, count = check_int(T, "T"), check_int(d, "d"), check_int(count, "count")
+    R = check_positive(R, "R")
+    rng = np.random.default_rng(check_seed(seed, "seed"))
+    r4, rs = [], []
+    for w in wn:
+        a, b = [], []
+        for _ in range(count):
+            X, W, U = rand_instance(rng, T, d, wnorm=float(w), R=R)
+            h = float(model_norms(*map(torch.as_tensor, (X, W, U)))["H"])
+            a.append(h / bd.prop1_rhs(X, U)["4"])
+            b.append(h / bd.prop1_sharper_hessian_rhs(X, U))
+        r4.append(max(a))
+        rs.append(max(b))
+    return r4, rs
+
+
 # --- tools shared by the adversarial searches of the Deora checks -------------------------
 
 
 def search_tensor(x: Any) -> torch.Tensor:
     """The search point as a float64 tensor (a tensor keeps its autograd graph)."""
-    return x if torch.is_tensor(x) else torch.as_tensor(np.asarray(x), dtype=DT)
+    return x if torch.is_tensor(x) else torch.as_tensor(np.asarray(x), dtype=VERIFICATION_DTYPE)
 
 
 def search_value(value: torch.Tensor, x: Any) -> Any:
@@ -180,7 +208,8 @@ def into_ball(X: torch.Tensor, R: float) -> torch.Tensor:
     return X / torch.clamp(n / R, min=1.0)
 
 
-def maximize_each(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.random.Generator], np.ndarray],
+def maximize_each(objective: Callable[[Any, Any], Any],
+                  init: Callable[[Any, np.random.Generator], np.ndarray],
                   sizes: Any, **kw: Any) -> tuple[SizedSearch, dict[Any, tuple[float, np.ndarray]]]:
     """:func:`~attention_theory.search.maximize_over_sizes` one size at a time (seed ``seed + 1000 i``
     for the ``i``-th size, as it does itself), for checks that evaluate each size's best point
@@ -200,7 +229,8 @@ def maximize_each(objective: Callable[[Any, Any], Any], init: Callable[[Any, np.
     budget = dict(parts[0].budget)
     budget.update(sizes=[str(z) for z in sizes], seed=seed,
                   evaluated_starts=sum(r.budget["evaluated_starts"] for r in parts))
-    return SizedSearch(best.best_value, best.best_size, best.best_method, best.best_x, per_size, budget), points
+    return SizedSearch(best.best_value, best.best_size, best.best_method, best.best_x, per_size,
+                       budget), points
 
 
 def search_sides(sides: Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]], dim: int, sizes: Any, *,

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import (
+from attention_theory.validation import (
     as_array,
     check_int,
     check_positive,
@@ -180,7 +180,8 @@ def patterns(cfg: DM1Config) -> dict[str, np.ndarray]:
 
 
 def coefficients_to_noise(cfg: DM1Config, coef: Any, w: Any) -> Any:
-    """Noise ``z`` from pattern coefficients ``coef`` ``(..., M+2)`` and orthogonal part ``w`` ``(..., d-M-2)``.
+    """Noise ``z`` from pattern coefficients ``coef`` ``(..., M+2)`` and orthogonal part ``w``
+    ``(..., d-M-2)``.
 
     With canonical patterns the coordinates of ``z`` are ``(coef, w)``; works for numpy arrays
     and torch tensors (differentiable), no validation of the bounds (see :func:`noise_bounds_ok`).
@@ -209,7 +210,8 @@ def coefficients_to_noise(cfg: DM1Config, coef: Any, w: Any) -> Any:
 
 
 def assemble(cfg: DM1Config, y: Any, relevant: Any, j: Any, z: Any) -> Any:
-    """Tokens ``X`` ``(n, T, d)`` from labels ``(n,)``, mask ``(n, T)``, indices ``(n, T)``, noise ``(n, T, d)``.
+    """Tokens ``X`` ``(n, T, d)`` from labels ``(n,)``, mask ``(n, T)``, indices ``(n, T)``, noise
+    ``(n, T, d)``.
 
     ``x_t = mu_y`` on relevant positions and ``nu_{j_t} + z_t`` elsewhere (noise on relevant
     positions is ignored).  Works with numpy arrays and torch tensors (for ``z``).

@@ -1,6 +1,7 @@
 """Adversarial search over instances of the data model DM1 (Deora et al., Sec. 4), shared by the
-checks of the mixture and margin chapters (:mod:`attention_theory.deora.checks.mixture`,
-:mod:`attention_theory.deora.checks.margins`).
+checks of the tokenized-mixture, NTK-margin and attention-margin chapters
+(:mod:`attention_theory.deora.checks.tokenized_mixture`, :mod:`attention_theory.deora.checks.ntk_margin`,
+:mod:`attention_theory.deora.checks.attention_margin`).
 
 A search point is the noise of the noise tokens of one DM1 sample, mapped into Assumption 3
 (:func:`dm1_instance`); :func:`dm1_search` maximizes the largest :func:`bound_ratio` of a family of
@@ -19,14 +20,13 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, real_values
 from attention_theory.config import pick
 from attention_theory.deora import dm1
 from attention_theory.deora.calculus import box, into_ball, maximize_each, search_tensor, search_value
 from attention_theory.deora.landscape import search_point
-from attention_theory.deora.mixture import DT
-from attention_theory.foundations.tensors import f64
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE, f64
 from attention_theory.search import SizedSearch
+from attention_theory.validation import as_tensor, real_values
 
 __all__ = ["SMALLEST", "DM1Size", "dm1_sizes", "dm1_dim", "dm1_instance", "bound_ratio", "dm1_noise",
            "dm1_relevant", "dm1_budget", "PartsFn", "dm1_search"]
@@ -54,7 +54,8 @@ class DM1Size:
 
 def dm1_sizes(configs: dict[str, dm1.DM1Config], labels: tuple[float, ...] = (1.0,),
               parts: tuple[str, ...] = ("",)) -> list[DM1Size]:
-    """:data:`SMALLEST` first, then ``configs``, each with every label in ``labels`` and every part in ``parts``."""
+    """:data:`SMALLEST` first, then ``configs``, each with every label in ``labels`` and every part in
+    ``parts``."""
     if not isinstance(configs, Mapping):
         raise TypeError(f"configs must be a mapping of names to DM1Config, got {type(configs).__name__}")
     for k, c in configs.items():
@@ -71,7 +72,8 @@ def _check_size(size: Any) -> DM1Size:
 
 
 def dm1_dim(size: DM1Size) -> int:
-    """Search variables of a size: ``d`` per noise token (``M + 2`` coefficients, ``d - M - 2`` orthogonal)."""
+    """Search variables of a size: ``d`` per noise token (``M + 2`` coefficients, ``d - M - 2``
+    orthogonal)."""
     _check_size(size)
     return (size.cfg.T - size.cfg.n_relevant) * size.cfg.d
 
@@ -112,7 +114,7 @@ def dm1_instance(size: DM1Size, z: Any) -> tuple[torch.Tensor, torch.Tensor]:
     t = search_tensor(z).reshape(cfg.T - k, cfg.d)
     coef = box(t[:, :M + 2], -1.0, 1.0) * bnd
     noise = torch.cat([coef, into_ball(t[:, M + 2:], cfg.Z_perp)], dim=1) if cfg.d > M + 2 else coef
-    return base + torch.cat([torch.zeros(k, cfg.d, dtype=DT), noise])[None], y
+    return base + torch.cat([torch.zeros(k, cfg.d, dtype=VERIFICATION_DTYPE), noise])[None], y
 
 
 def bound_ratio(lhs: Any, rhs: Any) -> Any:
@@ -128,7 +130,8 @@ def bound_ratio(lhs: Any, rhs: Any) -> Any:
         if rf > 0 and lf <= 2 * rf:
             return lf / rf
         return 2 + (lf - 2 * rf) / lf if lf > 0 else 1 + (lf - rf) / (abs(lf) + abs(rf) + 1e-300)
-    lhs, rhs = torch.as_tensor(lhs, dtype=DT).reshape(()), torch.as_tensor(rhs, dtype=DT).reshape(())
+    lhs = torch.as_tensor(lhs, dtype=VERIFICATION_DTYPE).reshape(())
+    rhs = torch.as_tensor(rhs, dtype=VERIFICATION_DTYPE).reshape(())
     safe_r = torch.where(rhs > 0, rhs, torch.ones_like(rhs))
     safe_l = torch.where(lhs > 0, lhs, torch.ones_like(lhs))
     plain = lhs / safe_r
@@ -138,7 +141,8 @@ def bound_ratio(lhs: Any, rhs: Any) -> Any:
 
 
 def dm1_noise(size: DM1Size, X: torch.Tensor) -> torch.Tensor:
-    """The noise ``z`` of :func:`dm1_instance`'s tokens (``X`` minus the noise-free tokens; zero on relevant rows)."""
+    """The noise ``z`` of :func:`dm1_instance`'s tokens (``X`` minus the noise-free tokens; zero on
+    relevant rows)."""
     cfg = _check_size(size).cfg
     X = as_tensor(X, "X", shape=(None, cfg.T, cfg.d))
     return X - _dm1_frame(size)[0]
@@ -162,11 +166,13 @@ PartsFn = Callable[[DM1Size, torch.Tensor, torch.Tensor], dict[str, tuple[Any, A
 
 
 def dm1_search(sides: PartsFn, sizes: list[DM1Size], *, restarts: int, steps: int, seed: int
-               ) -> tuple[SizedSearch, dict[str, tuple[Any, Any]], dict[DM1Size, tuple[torch.Tensor, torch.Tensor]]]:
+               ) -> tuple[SizedSearch, dict[str, tuple[Any, Any]],
+                          dict[DM1Size, tuple[torch.Tensor, torch.Tensor]]]:
     """Adversarial search over Assumption-3 noise for the statements ``lhs <= rhs`` returned by
     ``sides(size, X, y)`` (``{part: (lhs, rhs)}``, differentiable in ``X``): maximizes the largest
     :func:`bound_ratio` of the parts (of the part ``size.part`` when it is set) over :func:`dm1_instance`
-    with L-BFGS (autograd) and Nelder-Mead, ``restarts`` starts each, one size at a time (:func:`maximize_each`).
+    with L-BFGS (autograd) and Nelder-Mead, ``restarts`` starts each, one size at a time
+    (:func:`maximize_each`).
 
     Returns the search, the parts at each size's best instance evaluated again by ``sides``
     (``"{part} @ search {size}"``, float arrays, to be appended to the check's parts; only the part
@@ -178,7 +184,8 @@ def dm1_search(sides: PartsFn, sizes: list[DM1Size], *, restarts: int, steps: in
                   if not size.part or name == size.part]
         if not torch.is_tensor(z):          # Nelder-Mead: floats
             return max(float(r) for r in ratios)
-        return search_value(torch.stack([torch.as_tensor(r, dtype=DT).reshape(()) for r in ratios]).max(), z)
+        stacked = torch.stack([torch.as_tensor(r, dtype=VERIFICATION_DTYPE).reshape(()) for r in ratios])
+        return search_value(stacked.max(), z)
 
     res, best = maximize_each(objective, lambda size, g: g.normal(0.0, 2.0, dm1_dim(size)), sizes,
                               restarts=restarts, steps=steps, seed=seed)

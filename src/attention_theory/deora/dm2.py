@@ -19,7 +19,8 @@ import dataclasses
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.deora.model import multi_head_sum
+from attention_theory.validation import (
     as_array,
     as_matrix,
     check_int,
@@ -27,7 +28,6 @@ from attention_theory._validate import (
     check_seed,
     refuses_overflow,
 )
-from attention_theory.deora.model import multi_head_sum
 
 __all__ = ["Teacher", "planted_teacher", "teacher_output", "sample_dm2"]
 

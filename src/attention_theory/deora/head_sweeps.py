@@ -1,28 +1,23 @@
-"""Deora et al., App. G: multi-head attention trained from zero initialization, varying H.
+"""Deora et al., App. G, Figures 2-5: the experiment ``head-sweeps`` (multi-head attention trained
+from zero initialization, varying the number of heads ``H``).
 
-One trainer serves Figures 2-5: the multi-head model of Eq. (2) on a stack of independent
-trials (leading batch axis ``B``: each trial has its own data and parameters, and because the
-total loss is the sum of the trials' losses, one backward pass gives every trial its own
-gradient).  Optimizers are full-batch GD, heavy-ball momentum (PyTorch SGD semantics) and
-Adam, with separate step sizes (and Adam epsilons) for the ``U`` and ``W`` blocks so that the
-zero-initialization reduction of ``deora-sec-g-symmetry`` can be run with the same code.
+Each figure is one part, which declares its configuration at each scale (:func:`fig2_config`,
+:func:`fig2_heads_config`, :func:`fig2_random_config`, :func:`fig3_config`, :func:`fig4_config`,
+:func:`fig5_config`, all :func:`figure_config`); :func:`run_config` trains exactly that
+configuration with the trainer of :mod:`attention_theory.deora.heads_training`.  The chapters'
+live runs (:mod:`attention_theory.deora.experiment_runs`) call it with the smoke configuration, so
+that ``book/deora/experiments.md``, ``book/deora/planted-teacher.md`` and
+``python -m attention_theory run deora head-sweeps --scale smoke`` compute the same thing.
 
-Shapes: ``Xs`` ``(B, n, T, d)``, ``ys`` ``(B, n)``, ``Us`` ``(B, H, T, d)``, ``Ws`` ``(B, H, d, d)``.
+Every figure declares the engine it runs (``--engine`` overrides it): the exact reduction
+(``"reduced"``) for Figures 2 and 3, the ``H``-head model itself (``"heads"``) for Figures 4 and 5
+at smoke scale and the reduction at full scale (as in the committed files), the hand-derived
+batched ``H``-head model for ``fig2-heads`` and the autograd ``H``-head model for the random start
+``fig2-random`` (where the reduction does not apply).
 
-Three engines run a sweep over ``H`` (:func:`sweep`):
+Run from the command line (one result file per figure, in ``results/deora-head-sweeps/``)::
 
-* ``"heads"`` trains the ``H``-head model itself (autograd, one ``H`` at a time);
-* ``"heads-batched"`` trains the same ``H``-head model with hand-derived gradients, every head of
-  every ``H`` and trial in one batch (:mod:`attention_theory.deora.heads_engine`; GD only), with
-  the reduction trained alongside for a step-by-step parameter comparison;
-* ``"reduced"`` trains the single-head recursion that ``H`` heads from zero reproduce exactly
-  (``deora-sec-g-symmetry``), every ``H`` and trial in one batch with per-trial step sizes.
-  Every quantity the figures plot is the same for both (the heads are equal), and the
-  command line checks the agreement on a prefix of every configuration before trusting it.
-
-Run from the command line (one result file per figure)::
-
-    python -m attention_theory run deora head-sweeps --scale full --engine reduced
+    python -m attention_theory run deora head-sweeps --scale full --verify-prefix 100 --parts fig2 fig3
     python -m attention_theory run deora head-sweeps --scale full --parts fig2-heads   # heads-batched
 """
 
@@ -30,29 +25,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
-import torch
 
-from attention_theory._validate import (
-    as_array,
-    as_tensor,
-    check_bool,
-    check_int,
-    check_path,
-    check_positive,
-    check_seed,
-    refuses_overflow,
-    torch_generator,
+from attention_theory.deora.heads_training import (
+    app_g_dm1_config,
+    dm1_trials,
+    dm2_trials,
+    gamma_attn_dm1,
+    log_steps,
+    prefix_agreement,
+    sweep,
 )
-from attention_theory.deora import dm1
-from attention_theory.deora.dm2 import Teacher, planted_teacher, sample_dm2
-from attention_theory.deora.heads_engine import train_heads_batched
-from attention_theory.deora.model import multi_head_output_bmm, multi_head_output_bmm_unchecked
 from attention_theory.experiment import (
     Experiment,
     Part,
@@ -62,426 +49,42 @@ from attention_theory.experiment import (
     nonnegative_int,
     shard_output,
 )
+from attention_theory.validation import check_bool, check_int, check_path
 
-__all__ = ["TrainSpec", "heads_output", "init_heads", "train_heads",
-           "reduced_single_head_spec", "app_g_dm1_config", "dm1_trials", "dm2_trials", "sweep",
-           "dm2_sweep", "gamma_attn_dm1", "log_steps", "run_figure", "load_figure", "results_dir", "full_scale_files", "FULL_SCALE_FILES", "EXPERIMENT"]
+__all__ = ["FIGURE_SETTINGS", "FULL_SCALE_FILES", "EXPERIMENT", "as_runs", "figure_config", "fig2_config",
+           "fig2_heads_config", "fig2_random_config", "fig3_config", "fig4_config", "fig5_config",
+           "figure_data", "run_config", "run_figure", "load_figure", "results_dir",
+           "full_scale_files"]
 
-OPTIMIZERS = ("gd", "momentum", "adam")
-DTYPE = torch.float64
-
-
-@dataclasses.dataclass(frozen=True)
-class TrainSpec:
-    """How to train: optimizer, per-block step sizes and Adam epsilons, number of steps.
-
-    ``lr_U``/``lr_W`` are the step sizes of the ``U`` and ``W`` blocks (the paper uses one
-    step size ``eta`` for both); ``eps_U``/``eps_W`` Adam's epsilons.  Each may also be a tuple
-    with one value per trial (the batch axis ``B``), which the reduced engine of :func:`sweep`
-    uses to train every ``H`` at once.
-    """
-
-    optimizer: str
-    steps: int
-    lr_U: float | tuple[float, ...]
-    lr_W: float | tuple[float, ...]
-    eps_U: float | tuple[float, ...] = 1e-8
-    eps_W: float | tuple[float, ...] = 1e-8
-    momentum: float = 0.9
-    betas: tuple[float, float] = (0.9, 0.999)
-
-    def __post_init__(self) -> None:
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
-        check_int(self.steps, "steps", minimum=0)
-        for name in ("lr_U", "lr_W", "eps_U", "eps_W"):
-            value = getattr(self, name)
-            if isinstance(value, (tuple, list)):
-                if not value:
-                    raise ValueError(f"{name} must not be an empty tuple")
-                object.__setattr__(self, name, tuple(check_positive(v, name) for v in value))
-            else:
-                check_positive(value, name)
-        if not 0 <= self.momentum < 1:
-            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
-
-    @classmethod
-    def uniform(cls, optimizer: str, lr: float, steps: int, **kw: Any) -> "TrainSpec":
-        """The paper's setting: one step size for both blocks."""
-        return cls(optimizer=optimizer, steps=steps, lr_U=lr, lr_W=lr, **kw)
-
-
-@refuses_overflow
-def heads_output(Us: torch.Tensor, Ws: torch.Tensor, Xs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Eq. (2) for every trial and sample: ``(outputs (B, n), attention (B, n, H, T, T))``.
-
-    ``Us`` ``(B, H, T, d)``, ``Ws`` ``(B, H, d, d)``, ``Xs`` ``(B, n, T, d)``: the batched-matmul
-    forward :func:`attention_theory.deora.model.multi_head_output_bmm` (faster here than the
-    ``einsum`` of :func:`~attention_theory.deora.model.multi_head_output`).
-    """
-    return multi_head_output_bmm(Xs, Ws, Us)
-
-
-def init_heads(B: int, H: int, T: int, d: int, *, scale: float = 0.0,
-               seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Initial ``(Us, Ws)``: zero (the paper) or i.i.d. ``N(0, scale^2)`` (symmetry breaking)."""
-    B, H, T, d = (check_int(v, k) for k, v in (("B", B), ("H", H), ("T", T), ("d", d)))
-    check_seed(seed, "seed")
-    if scale == 0:
-        return torch.zeros(B, H, T, d, dtype=DTYPE), torch.zeros(B, H, d, d, dtype=DTYPE)
-    check_positive(scale, "scale")
-    g = torch_generator(seed)
-    return (scale * torch.randn(B, H, T, d, generator=g, dtype=DTYPE),
-            scale * torch.randn(B, H, d, d, generator=g, dtype=DTYPE))
-
-
-def reduced_single_head_spec(spec: TrainSpec, H: int) -> TrainSpec:
-    """The single-head run that H identical heads from zero reproduce (``deora-sec-g-symmetry``).
-
-    With ``V = sqrt(H) U``: GD and momentum take steps ``(eta, eta / H)`` on ``(V, W)``; Adam
-    takes ``(sqrt(H) eta, eta)`` with epsilons ``(sqrt(H) eps, H eps)``.
-    """
-    if not isinstance(spec, TrainSpec):
-        raise TypeError(f"spec must be a TrainSpec, got {type(spec).__name__}")
-    H = check_int(H, "H")
-    if not all(isinstance(v, (int, float)) for v in (spec.lr_U, spec.lr_W, spec.eps_U, spec.eps_W)):
-        raise TypeError("reduced_single_head_spec needs scalar step sizes and epsilons")
-    if spec.optimizer == "adam":
-        return dataclasses.replace(spec, lr_U=math.sqrt(H) * spec.lr_U, eps_U=math.sqrt(H) * spec.eps_U,
-                                   lr_W=spec.lr_W, eps_W=H * spec.eps_W)
-    return dataclasses.replace(spec, lr_U=spec.lr_U, lr_W=spec.lr_W / H)
-
-
-def _per_trial(value: float | tuple[float, ...], B: int, name: str) -> float | torch.Tensor:
-    """A scalar, or a ``(B, 1, 1, 1)`` tensor broadcasting over each trial's parameter block."""
-    if isinstance(value, tuple):
-        if len(value) != B:
-            raise ValueError(f"{name} has {len(value)} per-trial values for B = {B} trials")
-        return torch.tensor(value, dtype=DTYPE).view(B, 1, 1, 1)
-    return float(value)
-
-
-def log_steps(steps: int, count: int = 60) -> np.ndarray:
-    """About ``count`` log-spaced iteration indices in ``[0, steps]``, always with 0, 1, 10, 100 and ``steps``."""
-    steps = check_int(steps, "steps", minimum=0)
-    count = check_int(count, "count")
-    pts = np.unique(np.concatenate([np.round(np.logspace(0, math.log10(max(steps, 1)), count)),
-                                    [0, 1, 10, 100, steps]]).astype(int))
-    return pts[pts <= steps]
-
-
-def _record_steps(record_at: Any) -> set[int]:
-    """The step indices of ``record_at``: a non-empty 1-d sequence of integers ``>= 0``."""
-    if isinstance(record_at, (str, bytes)):
-        raise TypeError(f"record_at must be a sequence of step indices, got {record_at!r}")
-    try:
-        arr = np.asarray(record_at)
-    except (TypeError, ValueError, RuntimeError) as exc:
-        raise TypeError(f"record_at must be a sequence of step indices: {exc}") from None
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(f"record_at must contain integers, got dtype {arr.dtype}")
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"record_at must be a non-empty 1-d sequence of steps, got shape {arr.shape}")
-    if arr.dtype.kind == "f" and not (np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
-        raise ValueError("record_at must contain integers (finite, whole numbers)")
-    if np.any(arr < 0):
-        raise ValueError(f"record_at must contain steps >= 0, got {arr.min()}")
-    return set(int(k) for k in arr)
-
-
-def _alignment(A: torch.Tensor, A_star: torch.Tensor) -> torch.Tensor:
-    """Cosine between each trial's stacked heads ``A`` ``(B, H, ...)`` and H copies of ``A_star`` ``(B, ...)``."""
-    stacked = A_star.unsqueeze(1).expand_as(A)
-    num = (A * stacked).flatten(1).sum(1)
-    den = A.flatten(1).norm(dim=1) * stacked.flatten(1).norm(dim=1)
-    return torch.where(den > 0, num / den.clamp_min(1e-300), torch.zeros_like(num))
-
-
-@refuses_overflow
-def train_heads(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, H: int, spec: TrainSpec,
-                init: tuple[torch.Tensor, torch.Tensor] | None = None, record_at: Any = None,
-                relevant: Any = None, teacher: tuple[Any, Any] | None = None,
-                progress: bool = False) -> dict[str, Any]:
-    """Train ``B`` independent trials of the ``H``-head model; log the figures' quantities.
-
-    ``Xtr`` ``(B, n, T, d)``, ``ytr`` ``(B, n)`` in ``{-1, +1}``; test data likewise.
-    ``relevant`` (optional) ``(B, n, T)`` boolean mask of label-relevant tokens (DM1) for the
-    attention score; ``teacher`` (optional) ``(W_star (B, d, d), U_star (B, T, d))`` for the
-    alignments (DM2).  Returns a dict of arrays of shape ``(len(record_at), B)`` plus the final
-    parameters; ``record_at`` defaults to :func:`log_steps`.
-    """
-    # every argument is checked here, once: the training loop below runs unchecked kernels
-    Xtr, Xte = as_array(Xtr, "Xtr", ndim=4), as_array(Xte, "Xte", ndim=4)
-    B, n, T, d = Xtr.shape
-    ytr, yte = as_array(ytr, "ytr", ndim=2), as_array(yte, "yte", ndim=2)
-    if ytr.shape != (B, n):
-        raise ValueError(f"ytr must have shape (B, n) = {(B, n)} like Xtr, got {ytr.shape}")
-    if Xte.shape[2:] != (T, d):
-        raise ValueError(f"Xte must have shape (B, n', {T}, {d}) like Xtr, got {Xte.shape}")
-    if yte.shape != Xte.shape[:2]:
-        raise ValueError(f"yte must have shape (B, n') = {Xte.shape[:2]} like Xte, got {yte.shape}")
-    Xtr, ytr, Xte, yte = (torch.as_tensor(a) for a in (Xtr, ytr, Xte, yte))
-    H = check_int(H, "H")
-    if not isinstance(spec, TrainSpec):
-        raise TypeError(f"spec must be a TrainSpec, got {type(spec).__name__}")
-    if init is None:
-        Us, Ws = init_heads(B, H, T, d)
-    else:
-        if isinstance(init, (str, bytes)) or not isinstance(init, (tuple, list)) or len(init) != 2:
-            raise TypeError(f"init must be a pair (Us, Ws) of tensors, got {type(init).__name__}")
-        Us, Ws = as_tensor(init[0], "init[0] (Us)"), as_tensor(init[1], "init[1] (Ws)")
-    if tuple(Us.shape) != (B, H, T, d) or tuple(Ws.shape) != (B, H, d, d):
-        raise ValueError(f"init must have shapes {(B, H, T, d)} and {(B, H, d, d)}")
-    Us, Ws = Us.clone().to(DTYPE), Ws.clone().to(DTYPE)
-    rec = _record_steps(record_at if record_at is not None else log_steps(spec.steps))
-    mask = None
-    if relevant is not None:
-        rel = as_array(relevant, "relevant", ndim=3)
-        if rel.shape != (B, n, T):
-            raise ValueError(f"relevant must have shape (B, n, T) = {(B, n, T)}, got {rel.shape}")
-        mask = torch.as_tensor(np.asarray(relevant, dtype=bool))
-    tW = tU = None
-    if teacher is not None:
-        if isinstance(teacher, (str, bytes)) or not isinstance(teacher, (tuple, list)) or len(teacher) != 2:
-            raise TypeError(f"teacher must be a pair (W_star, U_star) of arrays, got {type(teacher).__name__}")
-        tW = as_array(teacher[0], "teacher[0] (W_star)", ndim=3)
-        tU = as_array(teacher[1], "teacher[1] (U_star)", ndim=3)
-        if tW.shape[0] not in (1, B) or tW.shape[1:] != (d, d):
-            raise ValueError(f"teacher[0] (W_star) must have shape (B, {d}, {d}) with B = {B}, got {tW.shape}")
-        if tU.shape[0] not in (1, B) or tU.shape[1:] != (T, d):
-            raise ValueError(f"teacher[1] (U_star) must have shape (B, {T}, {d}) with B = {B}, got {tU.shape}")
-        tW, tU = torch.as_tensor(tW), torch.as_tensor(tU)
-    progress = check_bool(progress, "progress")
-    lr_U, lr_W, eps_U, eps_W = (_per_trial(getattr(spec, k), B, k) for k in ("lr_U", "lr_W", "eps_U", "eps_W"))
-    state = {k: torch.zeros_like(v) for k, v in (("mU", Us), ("vU", Us), ("mW", Ws), ("vW", Ws))}
-    logs: dict[str, list] = {k: [] for k in ("step", "train_loss", "test_loss", "train_acc", "test_acc",
-                                             "avg_W_norm", "avg_U_norm", "margin_min", "margin_mean",
-                                             "head_spread", "attn_score", "align_W", "align_U")}
-    it = range(spec.steps + 1)
-    if progress:
-        from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
-
-        it = tqdm(it, desc=f"H={H} {spec.optimizer}", leave=False)
-    t0 = time.perf_counter()
-    for k in it:
-        Us.requires_grad_(True)
-        Ws.requires_grad_(True)
-        out, S = multi_head_output_bmm_unchecked(Xtr, Ws, Us)
-        losses = torch.nn.functional.softplus(-ytr * out).mean(dim=1)
-        if k in rec:
-            with torch.no_grad():
-                out_te, _ = multi_head_output_bmm_unchecked(Xte, Ws, Us)
-                Unorm = Us.flatten(1).norm(dim=1)
-                margins = ytr * out / Unorm.clamp_min(1e-300).unsqueeze(1)
-                logs["step"].append(k)
-                logs["train_loss"].append(losses.detach().numpy().copy())
-                logs["test_loss"].append(torch.nn.functional.softplus(-yte * out_te).mean(1).numpy())
-                logs["train_acc"].append((ytr * out > 0).double().mean(1).numpy())
-                logs["test_acc"].append((yte * out_te > 0).double().mean(1).numpy())
-                logs["avg_W_norm"].append(Ws.flatten(2).norm(dim=2).mean(1).numpy())
-                logs["avg_U_norm"].append((Us.flatten(2).norm(dim=2).sum(1) / math.sqrt(H)).numpy())
-                logs["margin_min"].append(margins.min(1).values.numpy())
-                logs["margin_mean"].append(margins.mean(1).numpy())
-                spread = ((Us - Us[:, :1]).flatten(2).norm(dim=2) + (Ws - Ws[:, :1]).flatten(2).norm(dim=2))
-                logs["head_spread"].append(spread.max(1).values.numpy())
-                logs["attn_score"].append(
-                    np.full(B, np.nan) if mask is None else
-                    (S * mask[:, :, None, None, :]).sum(-1).mean(dim=(1, 2, 3)).numpy())
-                logs["align_W"].append(np.full(B, np.nan) if tW is None else _alignment(Ws, tW).numpy())
-                logs["align_U"].append(np.full(B, np.nan) if tU is None else _alignment(Us, tU).numpy())
-        if k == spec.steps:
-            break
-        gU, gW = torch.autograd.grad(losses.sum(), (Us, Ws))
-        with torch.no_grad():
-            Us, Ws = Us.detach(), Ws.detach()
-            if spec.optimizer == "gd":
-                Us, Ws = Us - lr_U * gU, Ws - lr_W * gW
-            elif spec.optimizer == "momentum":
-                state["mU"] = spec.momentum * state["mU"] + gU
-                state["mW"] = spec.momentum * state["mW"] + gW
-                Us, Ws = Us - lr_U * state["mU"], Ws - lr_W * state["mW"]
-            else:
-                b1, b2 = spec.betas
-                c1, c2 = 1 - b1 ** (k + 1), 1 - b2 ** (k + 1)
-                for blk, g, lr, eps in (("U", gU, lr_U, eps_U), ("W", gW, lr_W, eps_W)):
-                    state["m" + blk] = b1 * state["m" + blk] + (1 - b1) * g
-                    state["v" + blk] = b2 * state["v" + blk] + (1 - b2) * g * g
-                    step = lr * (state["m" + blk] / c1) / ((state["v" + blk] / c2).sqrt() + eps)
-                    if blk == "U":
-                        Us = Us - step
-                    else:
-                        Ws = Ws - step
-    result = {k: np.asarray(v) for k, v in logs.items()}
-    result.update(H=H, optimizer=spec.optimizer, lr_U=spec.lr_U, lr_W=spec.lr_W,
-                  wall_time_s=time.perf_counter() - t0, Us=Us.detach(), Ws=Ws.detach())
-    return result
-
-
-def app_g_dm1_config(**overrides: Any) -> dm1.DM1Config:
-    """DM1 as in App. G: ``T=10, zeta=0.1, d=4, M=2, S=2``, Gaussian noise ``sigma=0.1``.
-
-    The canonical basis of ``R^4`` scaled to norm ``S`` gives ``mu_+, mu_-, nu_1, nu_2``; the
-    Gaussian noise is unbounded, so Assumption 3 holds only approximately (erratum E17).
-    """
-    base = dict(T=10, d=4, M=2, S=2.0, zeta=0.1, Z_mu=0.0, Z_nu=0.0, Z_perp=0.0,
-                noise="gaussian", sigma=0.1, relevant="uniform")
-    base.update(overrides)
-    return dm1.DM1Config(**base)
-
-
-def gamma_attn_dm1(cfg: dm1.DM1Config) -> float:
-    """``gamma_attn = S sqrt(T / 2)`` (``deora-eq-9``, one relevant token); ``2 sqrt 5`` in App. G."""
-    if not isinstance(cfg, dm1.DM1Config):
-        raise TypeError(f"cfg must be a DM1Config, got {type(cfg).__name__}")
-    return cfg.S * math.sqrt(cfg.T / 2)
-
-
-def dm1_trials(trials: int, n_train: int, n_test: int, *, cfg: dm1.DM1Config | None = None,
-               seed: int = 0) -> dict[str, Any]:
-    """Stacked DM1 data sets (train seeds ``seed + trial``, test seeds ``20_000 + seed + trial``).
-
-    Returns ``Xtr (B, n, T, d)``, ``ytr (B, n)``, ``rel_tr (B, n, T)`` and the same for the test set.
-    """
-    trials, n_train, n_test = check_int(trials, "trials"), check_int(n_train, "n_train"), check_int(n_test, "n_test")
-    check_seed(seed, "seed")
-    if cfg is not None and not isinstance(cfg, dm1.DM1Config):
-        raise TypeError(f"cfg must be a DM1Config or None, got {type(cfg).__name__}")
-    cfg = cfg or app_g_dm1_config()
-    tr = [dm1.sample(cfg, n_train, seed=seed + j) for j in range(trials)]
-    te = [dm1.sample(cfg, n_test, seed=20_000 + seed + j) for j in range(trials)]
-    return dict(Xtr=np.stack([s.X for s in tr]), ytr=np.stack([s.y for s in tr]),
-                rel_tr=np.stack([s.relevant for s in tr]), Xte=np.stack([s.X for s in te]),
-                yte=np.stack([s.y for s in te]), rel_te=np.stack([s.relevant for s in te]),
-                config=dataclasses.asdict(cfg))
-
-
-def dm2_trials(trials: int, n_train: int, n_test: int, *, T: int = 10, d: int = 5,
-               W_norm: float = 3.0, gamma_dm2: float = 0.2, seed: int = 0) -> dict[str, Any]:
-    """Stacked DM2 data sets, one planted teacher per trial (seeds ``seed + trial``)."""
-    trials, n_train, n_test = check_int(trials, "trials"), check_int(n_train, "n_train"), check_int(n_test, "n_test")
-    check_seed(seed, "seed")
-    Xtr, ytr, Xte, yte, Wst, Ust, acc = [], [], [], [], [], [], []
-    for j in range(trials):
-        teacher: Teacher = planted_teacher(T, d, W_norm=W_norm, seed=seed + j)
-        X, y, a = sample_dm2(n_train, teacher, gamma_dm2=gamma_dm2, seed=10_000 + seed + j)
-        Xt, yt, _ = sample_dm2(n_test, teacher, gamma_dm2=gamma_dm2, seed=20_000 + seed + j)
-        Xtr.append(X), ytr.append(y), Xte.append(Xt), yte.append(yt)
-        Wst.append(teacher.W), Ust.append(teacher.U), acc.append(a)
-    return dict(Xtr=np.stack(Xtr), ytr=np.stack(ytr), Xte=np.stack(Xte), yte=np.stack(yte),
-                W_star=np.stack(Wst), U_star=np.stack(Ust), acceptance=np.array(acc))
-
-
-LR_RULES = ("sqrtH", "constant")
 ENGINES = ("heads", "reduced", "heads-batched")
 
-
-def _eta(lr_rule: str, lr: float, H: int) -> float:
-    return lr * math.sqrt(H) if lr_rule == "sqrtH" else lr
-
-
-@refuses_overflow
-def sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
-          lr_rule: str = "sqrtH", lr: float = 1.0, engine: str = "heads", record_at: Any = None,
-          init_scale: float = 0.0, progress: bool = False) -> dict[int, dict[str, Any]]:
-    """Train every ``H`` in ``Hs`` from zero on the stacked trials of ``data``; step ``lr sqrt(H)`` or ``lr``.
-
-    ``data`` comes from :func:`dm1_trials` (the attention score on relevant tokens is logged) or
-    :func:`dm2_trials` (the alignments with the teacher are logged).  ``engine="reduced"`` runs
-    the exact single-head reduction of ``deora-sec-g-symmetry`` for all ``H`` in one batch; its
-    logs equal the ``H``-head logs (same loss, margins, average norms, attention, alignments; the
-    head spread is 0 by construction) and its returned ``Us`` are ``V / sqrt(H)`` repeated ``H`` times.
-    ``engine="heads-batched"`` (GD on DM1 only) trains the ``H``-head model with hand-derived
-    gradients (:func:`attention_theory.deora.heads_engine.train_heads_batched`), all ``H`` at once,
-    and logs in addition ``head_spread_pairs`` and the gap to the reduction trained alongside.
-    ``init_scale > 0`` starts the ``"heads"`` engine from i.i.d. ``N(0, init_scale^2)`` entries
-    (seed ``H``), the symmetry-breaking variant; the reduction does not apply there.
-    """
-    if lr_rule not in LR_RULES:
-        raise ValueError(f"lr_rule must be one of {LR_RULES}, got {lr_rule!r}")
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if not isinstance(data, Mapping):
-        raise TypeError(f"data must be a dict (from dm1_trials or dm2_trials), got {type(data).__name__}")
-    missing = [k for k in ("Xtr", "ytr", "Xte", "yte") if k not in data]
-    if missing:
-        raise ValueError(f"data lacks the entries {missing} (see dm1_trials, dm2_trials)")
-    if isinstance(Hs, (str, bytes)) or not hasattr(Hs, "__iter__"):
-        raise TypeError(f"Hs must be a sequence of head counts, got {Hs!r}")
-    Hs = list(Hs)
-    if not Hs:
-        raise ValueError("Hs must not be empty")
-    Hs = [check_int(H, f"Hs[{i}]") for i, H in enumerate(Hs)]
-    check_positive(lr, "lr")
-    check_positive(init_scale, "init_scale", allow_zero=True)
-    progress = check_bool(progress, "progress")
-    if engine in ("reduced", "heads-batched") and init_scale > 0:
-        raise ValueError(f"the {engine} engine starts only from the zero initialization (init_scale = 0)")
-    if engine == "heads-batched":
-        if optimizer != "gd" or "W_star" in data:
-            raise ValueError("the heads-batched engine trains DM1 data with GD only")
-        return train_heads_batched(data["Xtr"], data["ytr"], data["Xte"], data["yte"], Hs=Hs,
-                                   etas=[_eta(lr_rule, lr, H) for H in Hs], steps=check_int(steps, "steps", minimum=0),
-                                   record_at=record_at if record_at is not None else log_steps(steps),
-                                   relevant=data.get("rel_tr"), progress=progress)
-    teacher = (data["W_star"], data["U_star"]) if "W_star" in data else None
-    relevant = data.get("rel_tr")
-    if engine == "heads":
-        B, _, T, d = np.shape(data["Xtr"])
-        return {H: train_heads(data["Xtr"], data["ytr"], data["Xte"], data["yte"], H=H,
-                               spec=TrainSpec.uniform(optimizer, _eta(lr_rule, lr, H), steps),
-                               init=init_heads(B, H, T, d, scale=init_scale, seed=H), relevant=relevant, teacher=teacher, record_at=record_at, progress=progress)
-                for H in Hs}
-    B = data["Xtr"].shape[0]
-    specs = [reduced_single_head_spec(TrainSpec.uniform(optimizer, _eta(lr_rule, lr, H), steps), H) for H in Hs]
-    per_trial = {k: tuple(float(getattr(sp, k)) for sp in specs for _ in range(B))
-                 for k in ("lr_U", "lr_W", "eps_U", "eps_W")}
-    stacked = dataclasses.replace(specs[0], **per_trial)
-    rep = len(Hs)
-    tile = (lambda a: None if a is None else np.concatenate([np.asarray(a)] * rep))  # noqa: E731
-    run = train_heads(tile(data["Xtr"]), tile(data["ytr"]), tile(data["Xte"]), tile(data["yte"]), H=1,
-                      spec=stacked, relevant=tile(relevant), record_at=record_at, progress=progress,
-                      teacher=None if teacher is None else (tile(teacher[0]), tile(teacher[1])))
-    out = {}
-    for i, (H, sp) in enumerate(zip(Hs, specs)):
-        sl = slice(i * B, (i + 1) * B)
-        r = {k: (v[:, sl] if isinstance(v, np.ndarray) and v.ndim == 2 else v) for k, v in run.items()}
-        r.update(H=H, lr_U=sp.lr_U, lr_W=sp.lr_W, engine="reduced",
-                 Us=(run["Us"][sl] / math.sqrt(H)).expand(-1, H, -1, -1), Ws=run["Ws"][sl].expand(-1, H, -1, -1))
-        out[H] = r
-    return out
-
-
-def dm2_sweep(data: dict[str, Any], Hs: list[int], optimizer: str, *, steps: int,
-              lr_rule: str = "sqrtH", lr: float = 1.0, progress: bool = False) -> dict[int, dict[str, Any]]:
-    """:func:`sweep` with the ``"heads"`` engine (kept for the DM2 chapter)."""
-    return sweep(data, Hs, optimizer, steps=steps, lr_rule=lr_rule, lr=lr, progress=progress)
-
-
-# ---------------------------------------------------------------------------
-# Command line: the full sweeps (Figures 2-5) with provenance.
-# ---------------------------------------------------------------------------
-
-#: figure -> data model and list of (optimizer, lr_rule, lr, steps at full scale, steps at smoke scale)
+#: figure -> data model, the engine it runs at each scale and its list of
+#: (optimizer, lr_rule, lr, steps at full scale, steps at smoke scale)
 FIGURE_SETTINGS: dict[str, dict[str, Any]] = {
-    "fig2": {"data": "dm1", "runs": [("gd", "constant", 1.0, 20_000, 500)]},
+    "fig2": {"data": "dm1", "engine": {"smoke": "reduced", "full": "reduced"},
+             "runs": [("gd", "constant", 1.0, 20_000, 500)]},
     # Figure 2's run with the H-head model itself (heads-batched engine, the reduction alongside),
     # for the whole-trajectory comparison with fig2.json (its own file: fig2-heads.json)
-    "fig2-heads": {"data": "dm1", "engine": "heads-batched", "runs": [("gd", "constant", 1.0, 20_000, 500)],
+    "fig2-heads": {"data": "dm1", "engine": {"smoke": "heads-batched", "full": "heads-batched"},
+                   "fixed_engine": True, "runs": [("gd", "constant", 1.0, 20_000, 500)],
                    "help": "Figure 2 (GD, eta = 1) with the H-head model, hand-derived batched gradients"},
     # the book's variant (not in the paper): Figure 2's GD from a small random start, heads engine
     # (logged on Figure 2's step grid, so that the two runs can be compared step by step)
-    "fig2-random": {"data": "dm1", "init_scale": 0.01, "Hs": [1, 4, 16, 64], "grid_of": "fig2",
-                    "runs": [("gd", "constant", 1.0, 2000, 300)]},
-    "fig3": {"data": "dm1", "runs": [("gd", "sqrtH", 1.0, 20_000, 500), ("adam", "constant", 0.06, 2000, 300)]},
-    "fig4": {"data": "dm2", "runs": [("gd", "sqrtH", 1.0, 3000, 300)]},
-    "fig5": {"data": "dm2", "runs": [("momentum", "sqrtH", 1.0, 3000, 300), ("adam", "constant", 0.01, 3000, 300)]},
+    "fig2-random": {"data": "dm1", "engine": {"smoke": "heads", "full": "heads"}, "init_scale": 0.01,
+                    "Hs": [1, 4, 16, 64], "grid_of": "fig2", "runs": [("gd", "constant", 1.0, 2000, 300)]},
+    "fig3": {"data": "dm1", "engine": {"smoke": "reduced", "full": "reduced"},
+             "runs": [("gd", "sqrtH", 1.0, 20_000, 500), ("adam", "constant", 0.06, 2000, 300)]},
+    "fig4": {"data": "dm2", "engine": {"smoke": "heads", "full": "reduced"},
+             "runs": [("gd", "sqrtH", 1.0, 3000, 200)]},
+    "fig5": {"data": "dm2", "engine": {"smoke": "heads", "full": "reduced"},
+             "runs": [("momentum", "sqrtH", 1.0, 3000, 200), ("adam", "constant", 0.01, 3000, 200)]},
 }
 
 SCALES = {
     "dm1": {"full": dict(trials=5, n_train=100, n_test=300, Hs=[1, 2, 4, 8, 16, 32, 64]),
             "smoke": dict(trials=2, n_train=100, n_test=300, Hs=[1, 4, 16])},
     "dm2": {"full": dict(trials=5, n_train=1000, n_test=3000, Hs=[1, 2, 4, 8, 16, 32]),
-            "smoke": dict(trials=2, n_train=200, n_test=600, Hs=[1, 4, 16])},
+            "smoke": dict(trials=2, n_train=100, n_test=300, Hs=[1, 4, 16])},
 }
 
 
@@ -493,20 +96,6 @@ def run_key(optimizer: str, lr_rule: str, lr: float) -> str:
 def _summarize(run: dict[str, Any]) -> dict[str, Any]:
     return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in run.items()
             if k not in ("Us", "Ws")}
-
-
-def _prefix_agreement(data: dict[str, Any], Hs: list[int], opt: str, rule: str, lr: float,
-                      steps: int) -> dict[str, float]:
-    """Largest gaps between the two engines over the first ``steps`` steps (every logged quantity)."""
-    rec = list(range(steps + 1))
-    a = sweep(data, Hs, opt, steps=steps, lr_rule=rule, lr=lr, engine="heads", record_at=rec)
-    b = sweep(data, Hs, opt, steps=steps, lr_rule=rule, lr=lr, engine="reduced", record_at=rec)
-    keys = ("train_loss", "test_loss", "avg_W_norm", "avg_U_norm", "margin_mean", "attn_score", "align_W")
-    gap = max(float(np.nanmax(np.abs(a[H][k] - b[H][k]), initial=0.0)) for H in Hs for k in keys)
-    params = max(max(float((a[H]["Us"] - b[H]["Us"]).abs().max()), float((a[H]["Ws"] - b[H]["Ws"]).abs().max()))
-                 for H in Hs)
-    spread = max(float(a[H]["head_spread"].max()) for H in Hs)
-    return {"steps": steps, "max_log_gap": gap, "max_param_gap": params, "max_head_spread": spread}
 
 
 def _engine_cost(data: dict[str, Any], Hs: list[int], opt: str, rule: str, lr: float, *,
@@ -531,58 +120,144 @@ def _check_figure(fig: Any) -> None:
         raise ValueError(f"fig must be a figure name, one of {sorted(FIGURE_SETTINGS)}, got {fig!r}")
 
 
-def _figure_setup(fig: str, scale: str, engine: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(config, data)`` of one figure: the trials (drawn from seed 0) and the sweep's sizes."""
-    model = FIGURE_SETTINGS[fig]["data"]
-    init_scale = FIGURE_SETTINGS[fig].get("init_scale", 0.0)
-    if init_scale > 0:
-        engine = "heads"
-    if engine == "heads-batched" and "engine" not in FIGURE_SETTINGS[fig]:
+def _check_scale(scale: Any) -> str:
+    if scale not in ("smoke", "full"):
+        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
+    return scale
+
+
+def _engine(fig: str, scale: str, engine: str | None) -> str:
+    """The engine a part runs: its declared one unless ``engine`` overrides it (``fig2-heads`` and
+    the random start ``fig2-random`` run only their own)."""
+    settings = FIGURE_SETTINGS[fig]
+    if engine is not None and engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES} or None, got {engine!r}")
+    if settings.get("fixed_engine") or settings.get("init_scale", 0.0) > 0 or engine is None:
+        return settings["engine"][scale]
+    if engine == "heads-batched":
         raise ValueError("the heads-batched engine writes its own part (fig2-heads), not " + fig)
-    engine = FIGURE_SETTINGS[fig].get("engine", engine)
-    cfg = dict(SCALES[model][scale], data_model=model, seed=0, engine=engine, figure=fig, init_scale=init_scale)
-    if scale == "full" and "Hs" in FIGURE_SETTINGS[fig]:
-        cfg["Hs"] = FIGURE_SETTINGS[fig]["Hs"]
+    return engine
+
+
+def figure_config(fig: str, scale: str, engine: str | None = None) -> dict[str, Any]:
+    """The configuration of the part ``fig`` at ``scale`` (``"smoke"``/``"full"``), as its result
+    file records it: the trials and sizes of its data model (:data:`SCALES`), the seed of the data
+    (0), the engine (the figure's own at this scale unless ``engine`` overrides it), the initial
+    scale, the data model's parameters and one setting per optimizer run (optimizer, step-size
+    rule, step size, steps).  Used by the parts' ``config`` functions and by
+    :mod:`attention_theory.deora.experiment_runs` (the chapters' live runs)."""
+    _check_figure(fig)
+    scale = _check_scale(scale)
+    settings = FIGURE_SETTINGS[fig]
+    model = settings["data"]
+    cfg = dict(SCALES[model][scale], data_model=model, seed=0, engine=_engine(fig, scale, engine),
+               figure=fig, init_scale=settings.get("init_scale", 0.0))
+    cfg["Hs"] = list(settings["Hs"] if scale == "full" and "Hs" in settings else cfg["Hs"])
     if model == "dm1":
-        data = dm1_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], seed=cfg["seed"])
-        cfg.update(dm1=data["config"], gamma_attn=gamma_attn_dm1(app_g_dm1_config()))
+        cfg.update(dm1=dataclasses.asdict(app_g_dm1_config()), gamma_attn=gamma_attn_dm1(app_g_dm1_config()))
     else:
         cfg.update(T=10, d=5, W_norm=3.0, gamma_dm2=0.2)
-        data = dm2_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], T=10, d=5, W_norm=3.0,
-                          gamma_dm2=0.2, seed=cfg["seed"])
     cfg["settings"] = [dict(optimizer=opt, lr_rule=rule, lr=lr, steps=k_full if scale == "full" else k_smoke)
-                       for opt, rule, lr, k_full, k_smoke in FIGURE_SETTINGS[fig]["runs"]]
-    return cfg, data
+                       for opt, rule, lr, k_full, k_smoke in settings["runs"]]
+    return cfg
 
 
-def _figure_groups(fig: str, scale: str = "smoke", engine: str = "heads") -> list[tuple[int, tuple[int, ...]]]:
-    """The independent pieces of one figure's sweeps: ``(setting index, head counts)``. The
+def fig2_config(scale: str) -> dict[str, Any]:
+    """Figure 2 (DM1, GD with ``eta = 1``): :func:`figure_config` of ``"fig2"``."""
+    return figure_config("fig2", scale)
+
+
+def fig2_heads_config(scale: str) -> dict[str, Any]:
+    """Figure 2 with the ``H``-head model (heads-batched engine): :func:`figure_config` of
+    ``"fig2-heads"``."""
+    return figure_config("fig2-heads", scale)
+
+
+def fig2_random_config(scale: str) -> dict[str, Any]:
+    """Figure 2 from a small random start: :func:`figure_config` of ``"fig2-random"``."""
+    return figure_config("fig2-random", scale)
+
+
+def fig3_config(scale: str) -> dict[str, Any]:
+    """Figure 3 (DM1, GD with ``eta = sqrt(H)`` and Adam): :func:`figure_config` of ``"fig3"``."""
+    return figure_config("fig3", scale)
+
+
+def fig4_config(scale: str) -> dict[str, Any]:
+    """Figure 4 (DM2, GD with ``eta = sqrt(H)``): :func:`figure_config` of ``"fig4"``."""
+    return figure_config("fig4", scale)
+
+
+def fig5_config(scale: str) -> dict[str, Any]:
+    """Figure 5 (DM2, momentum and Adam): :func:`figure_config` of ``"fig5"``."""
+    return figure_config("fig5", scale)
+
+
+_CONFIGS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "fig2": fig2_config, "fig2-heads": fig2_heads_config, "fig2-random": fig2_random_config,
+    "fig3": fig3_config, "fig4": fig4_config, "fig5": fig5_config}
+
+_CONFIG_KEYS = ("trials", "n_train", "n_test", "Hs", "data_model", "seed", "engine", "figure", "init_scale",
+                "settings")
+
+
+def _checked_config(config: Any) -> dict[str, Any]:
+    """A configuration of :func:`figure_config` (a mapping with its keys; the figure's name known)."""
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (from figure_config), got {type(config).__name__}")
+    missing = [k for k in _CONFIG_KEYS if k not in config]
+    if missing:
+        raise ValueError(f"config lacks the keys {missing} (see figure_config)")
+    _check_figure(config["figure"])
+    if config["engine"] not in ENGINES:
+        raise ValueError(f"config's engine must be one of {ENGINES}, got {config['engine']!r}")
+    return dict(config)
+
+
+def figure_data(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The stacked training and test sets of a configuration (:func:`figure_config`): DM1 trials
+    (:func:`~attention_theory.deora.heads_training.dm1_trials`) or DM2 trials with one planted
+    teacher each (:func:`~attention_theory.deora.heads_training.dm2_trials`), drawn from the
+    configuration's seed."""
+    cfg = _checked_config(config)
+    if cfg["data_model"] == "dm1":
+        return dm1_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], seed=cfg["seed"])
+    return dm2_trials(cfg["trials"], cfg["n_train"], cfg["n_test"], T=cfg["T"], d=cfg["d"],
+                      W_norm=cfg["W_norm"], gamma_dm2=cfg["gamma_dm2"], seed=cfg["seed"])
+
+
+def _groups(cfg: Mapping[str, Any]) -> list[tuple[int, tuple[int, ...]]]:
+    """The independent pieces of one configuration's sweeps: ``(setting index, head counts)``. The
     reduced engine trains all ``H`` of a setting in one batch (its numbers depend, in round-off, on
     the batch), so one piece per setting; the heads engines train each ``H`` alone, one piece each
     (so that an interrupted full run keeps the head counts it finished)."""
-    _check_figure(fig)
-    model = FIGURE_SETTINGS[fig]["data"]
-    Hs = FIGURE_SETTINGS[fig]["Hs"] if scale == "full" and "Hs" in FIGURE_SETTINGS[fig] else SCALES[model][scale]["Hs"]
-    engine = FIGURE_SETTINGS[fig].get("engine", engine)
-    heads = engine in ("heads", "heads-batched") or FIGURE_SETTINGS[fig].get("init_scale", 0.0) > 0
-    n = len(FIGURE_SETTINGS[fig]["runs"])
-    return [(i, (H,)) for i in range(n) for H in Hs] if heads else [(i, tuple(Hs)) for i in range(n)]
+    n = len(cfg["settings"])
+    if cfg["engine"] in ("heads", "heads-batched"):
+        return [(i, (H,)) for i in range(n) for H in cfg["Hs"]]
+    return [(i, tuple(cfg["Hs"])) for i in range(n)]
 
 
-def _figure_piece(fig: str, index: int, Hs: tuple[int, ...], *, scale: str = "smoke", engine: str = "heads",
-                 verify_prefix: int = 0, progress: bool = False) -> dict[str, Any]:
-    """One piece of :func:`_figure_groups`: the setting ``index`` of ``fig`` trained for the head
-    counts ``Hs``; ``{"runs": {H: logs}, "agreement": ...}`` (the engines' prefix agreement, with
+def _scale_of(cfg: Mapping[str, Any]) -> str:
+    """The scale whose step counts a configuration of :func:`figure_config` has (every figure has
+    different step counts at the two scales)."""
+    full = [run[3] for run in FIGURE_SETTINGS[cfg["figure"]]["runs"]]
+    return "full" if [s["steps"] for s in cfg["settings"]] == full else "smoke"
+
+
+def _piece(cfg: Mapping[str, Any], data: dict[str, Any], index: int, Hs: tuple[int, ...], *,
+           verify_prefix: int = 0, progress: bool = False) -> dict[str, Any]:
+    """One piece of :func:`_groups`: the setting ``index`` of ``cfg`` trained for the head counts
+    ``Hs``; ``{"runs": {H: logs}, "agreement": ...}`` (the engines' prefix agreement, with
     ``engine="reduced"`` and ``verify_prefix > 0``; else ``None``)."""
-    cfg, data = _figure_setup(fig, scale, engine)
-    opt, rule, lr, k_full, k_smoke = FIGURE_SETTINGS[fig]["runs"][index]
-    steps = k_full if scale == "full" else k_smoke
+    fig, s = cfg["figure"], cfg["settings"][index]
+    opt, rule, lr, steps = s["optimizer"], s["lr_rule"], s["lr"], s["steps"]
     agreement = None
     if cfg["engine"] == "reduced" and verify_prefix:
-        agreement = _prefix_agreement(data, list(Hs), opt, rule, lr, min(verify_prefix, steps))
+        agreement = prefix_agreement(data, list(Hs), opt, rule, lr, min(verify_prefix, steps))
         if progress:
-            print(f"{fig} {run_key(opt, rule, lr)}: engines agree on the first {verify_prefix} steps: {agreement}")
-    if cfg["engine"] == "heads-batched" and scale == "full" and Hs[0] == min(cfg["Hs"]):
+            print(f"{fig} {run_key(opt, rule, lr)}: engines agree on the first {verify_prefix} steps: "
+                  f"{agreement}")
+    if cfg["engine"] == "heads-batched" and _scale_of(cfg) == "full" and Hs[0] == min(cfg["Hs"]):
         # the per-step cost of both multi-head engines on the whole configuration, once
         agreement = {"cpu_s_per_step": _engine_cost(data, list(cfg["Hs"]), opt, rule, lr)}
         if progress:
@@ -590,7 +265,7 @@ def _figure_piece(fig: str, index: int, Hs: tuple[int, ...], *, scale: str = "sm
     record_at = None
     if "grid_of" in FIGURE_SETTINGS[fig]:
         other = FIGURE_SETTINGS[FIGURE_SETTINGS[fig]["grid_of"]]["runs"][0]
-        grid = log_steps(other[3] if scale == "full" else other[4])
+        grid = log_steps(other[3] if _scale_of(cfg) == "full" else other[4])
         record_at = np.union1d(grid[grid <= steps], log_steps(steps))
     runs = {str(H): _summarize(r) for H, r in
             sweep(data, list(Hs), opt, steps=steps, lr_rule=rule, lr=lr, engine=cfg["engine"],
@@ -598,15 +273,14 @@ def _figure_piece(fig: str, index: int, Hs: tuple[int, ...], *, scale: str = "sm
     return {"runs": runs, "agreement": agreement}
 
 
-def _figure_result(fig: str, pieces: list[tuple[tuple[int, tuple[int, ...]], dict[str, Any]]], *,
-                  scale: str = "smoke", engine: str = "heads") -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(data block, config)`` of one figure from its pieces ``((index, Hs), _figure_piece output)``."""
-    cfg, data = _figure_setup(fig, scale, engine)
+def _result(cfg: Mapping[str, Any], data: dict[str, Any],
+            pieces: list[tuple[tuple[int, tuple[int, ...]], dict[str, Any]]]) -> dict[str, Any]:
+    """The data block of one configuration from its pieces ``((index, Hs), _piece output)``."""
     runs: dict[str, Any] = {}
     checks: dict[str, Any] = {}
     for (index, _Hs), piece in pieces:
-        opt, rule, lr, *_ = FIGURE_SETTINGS[fig]["runs"][index]
-        key = run_key(opt, rule, lr)
+        s = cfg["settings"][index]
+        key = run_key(s["optimizer"], s["lr_rule"], s["lr"])
         runs.setdefault(key, {}).update(piece["runs"])
         if piece["agreement"] is not None:
             checks[key] = piece["agreement"]
@@ -615,32 +289,39 @@ def _figure_result(fig: str, pieces: list[tuple[tuple[int, tuple[int, ...]], dic
     block = {"runs": runs, "engine_agreement": checks}
     if cfg["data_model"] == "dm2":
         block["acceptance"] = data["acceptance"].tolist()
-    return block, cfg
+    return block
 
 
-def run_figure(fig: str, *, scale: str = "smoke", engine: str = "heads", verify_prefix: int = 0,
-               progress: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Run one figure's sweeps in this process; returns ``(data block, config)`` for
-    :func:`~attention_theory.results.write_result` (``run deora head-sweeps`` computes the same
-    pieces as shards)."""
-    _check_figure(fig)
-    if scale not in ("smoke", "full"):
-        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+def run_config(config: Mapping[str, Any], *, verify_prefix: int = 0,
+               progress: bool = False) -> dict[str, Any]:
+    """Train one part's configuration (:func:`figure_config`) in this process and return its data
+    block for :func:`~attention_theory.results.write_result` (``run deora head-sweeps`` computes
+    the same pieces as shards): ``{"runs": {run_key: {H: logs}}, "engine_agreement", ...}``, the
+    logs as JSON lists.  ``verify_prefix > 0`` compares the engines on that many first steps (reduced
+    engine only).  Used by :func:`run_figure` and by the chapters' live runs
+    (:mod:`attention_theory.deora.experiment_runs`)."""
+    cfg = _checked_config(config)
     verify_prefix = check_int(verify_prefix, "verify_prefix", minimum=0)
     progress = check_bool(progress, "progress")
-    pieces = [((i, Hs), _figure_piece(fig, i, Hs, scale=scale, engine=engine, verify_prefix=verify_prefix,
-                                     progress=progress))
-              for i, Hs in _figure_groups(fig, scale, engine)]
-    return _figure_result(fig, pieces, scale=scale, engine=engine)
+    data = figure_data(cfg)
+    pieces = [((i, Hs), _piece(cfg, data, i, Hs, verify_prefix=verify_prefix, progress=progress))
+              for i, Hs in _groups(cfg)]
+    return _result(cfg, data, pieces)
+
+
+def run_figure(fig: str, *, scale: str = "smoke", engine: str | None = None, verify_prefix: int = 0,
+               progress: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run one figure's sweeps in this process at ``scale``; returns ``(data block, config)``
+    (:func:`run_config` of :func:`figure_config`; ``engine`` overrides the figure's own)."""
+    cfg = figure_config(fig, scale, engine)
+    return run_config(cfg, verify_prefix=verify_prefix, progress=progress), cfg
 
 
 def results_dir() -> Path:
-    """The committed full-scale results: ``<repository>/results/deora-experiments``."""
+    """The committed full-scale results: ``<repository>/results/deora-head-sweeps``."""
     from attention_theory.results import repo_results_dir
 
-    return repo_results_dir("deora-experiments")
+    return repo_results_dir("deora-head-sweeps")
 
 
 #: The committed result files read by the full-scale statements of the DM1 and DM2 figures.
@@ -654,10 +335,25 @@ def full_scale_files(kind: str) -> list[Path]:
     return [results_dir() / f"{fig}.json" for fig in FULL_SCALE_FILES[kind]]
 
 
-def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
-    """A result file of this experiment as arrays: ``{"runs": {key: {H: logs}}, "provenance", "config", ...}``.
+def as_runs(block: Mapping[str, Any]) -> dict[str, dict[int, dict[str, Any]]]:
+    """The runs of a data block of :func:`run_config` (or of a result file) as arrays:
+    ``{run_key: {H: logs}}`` with integer ``H`` and every logged list an array of shape
+    ``(n_logged, trials)``.  Used by :func:`load_figure` and
+    :mod:`attention_theory.deora.experiment_runs` (the chapters' live runs)."""
+    if not isinstance(block, Mapping) or not isinstance(block.get("runs"), Mapping):
+        raise TypeError(f"block must be a data block with a 'runs' mapping, got {type(block).__name__}")
+    return {key: {int(H): {k: (np.asarray(v, dtype=float) if isinstance(v, list) else v)
+                           for k, v in r.items()}
+                  for H, r in per_h.items()}
+            for key, per_h in block["runs"].items()}
 
-    ``logs`` hold arrays of shape ``(n_logged, trials)`` as :func:`train_heads` returns them.
+
+def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
+    """A result file of this experiment as arrays: ``{"runs": {key: {H: logs}}, "provenance", "config",
+    ...}``.
+
+    ``logs`` hold arrays of shape ``(n_logged, trials)`` as
+    :func:`~attention_theory.deora.heads_training.train_heads` returns them.
     """
     from attention_theory.results import read_result
 
@@ -665,29 +361,29 @@ def load_figure(fig: str, path: str | Path | None = None) -> dict[str, Any]:
     if path is not None:
         check_path(path, "path")
     obj = read_result(Path(path) if path is not None else results_dir() / f"{fig}.json")
-    runs = {key: {int(H): {k: (np.asarray(v, dtype=float) if isinstance(v, list) else v) for k, v in r.items()}
-                  for H, r in per_h.items()}
-            for key, per_h in obj["data"]["runs"].items()}
-    return {"runs": runs, "provenance": obj["provenance"], "config": obj["provenance"].get("config", {}),
+    return {"runs": as_runs(obj["data"]), "provenance": obj["provenance"],
+            "config": obj["provenance"].get("config", {}),
             **{k: v for k, v in obj["data"].items() if k != "runs"}}
 
 
 def _options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--engine", choices=ENGINES, default="heads",
-                    help="'heads' trains the H-head model; 'reduced' its exact single-head reduction; "
-                    "'heads-batched' (part fig2-heads only, which uses it whatever this option says) "
-                    "the H-head model with batched hand-derived gradients")
+    ap.add_argument("--engine", choices=ENGINES, default=None,
+                    help="the engine of the parts (default: each figure's own: 'reduced' for fig2 and fig3, "
+                    "'heads' for fig4 and fig5 at smoke scale and 'reduced' at full scale); 'heads' trains "
+                    "the H-head model, 'reduced' its exact single-head reduction; fig2-heads "
+                    "('heads-batched', the H-head model with batched hand-derived gradients) and "
+                    "fig2-random ('heads') run only their own")
     ap.add_argument("--verify-prefix", type=nonnegative_int, default=0,
-                    help="with --engine reduced: compare both engines on this many first steps")
+                    help="with the reduced engine: compare both engines on this many first steps")
 
 
 def _figure_plan(fig: str) -> Callable[[RunContext], list[tuple[str, Any]]]:
     def plan(ctx: RunContext) -> list[tuple[str, Any]]:
-        o = ctx.options
+        cfg = figure_config(fig, ctx.scale, ctx.options.engine)
         out = []
-        for i, Hs in _figure_groups(fig, ctx.scale, o.engine):
-            opt, rule, lr, *_ = FIGURE_SETTINGS[fig]["runs"][i]
-            label = f"{opt}-{rule}-{lr:g}" + (f"-H-{Hs[0]}" if len(Hs) == 1 else "")
+        for i, Hs in _groups(cfg):
+            s = cfg["settings"][i]
+            label = f"{s['optimizer']}-{s['lr_rule']}-{s['lr']:g}" + (f"-H-{Hs[0]}" if len(Hs) == 1 else "")
             out.append((label, (fig, label, i, Hs)))
         return out
 
@@ -695,20 +391,22 @@ def _figure_plan(fig: str) -> Callable[[RunContext], list[tuple[str, Any]]]:
 
 
 def _figure_shard(ctx: RunContext, spec: tuple[str, str, int, tuple[int, ...]]) -> dict[str, Any]:
-    """One piece of a figure (:func:`_figure_piece`) as a shard, kept in its shard folder."""
+    """One piece of a figure (:func:`_piece`) as a shard, kept in its shard folder."""
     fig, label, index, Hs = spec
     o = ctx.options
-    config = {"figure": fig, "setting": index, "Hs": list(Hs), "engine": o.engine, "verify_prefix": o.verify_prefix}
+    cfg = figure_config(fig, ctx.scale, o.engine)
+    config = {"figure": fig, "setting": index, "Hs": list(Hs), "engine": cfg["engine"],
+              "verify_prefix": o.verify_prefix}
     return shard_output(ctx, fig, label, config,
-                        lambda: _figure_piece(fig, index, Hs, scale=ctx.scale, engine=o.engine,
-                                             verify_prefix=o.verify_prefix, progress=ctx.progress))
+                        lambda: _piece(cfg, figure_data(cfg), index, Hs, verify_prefix=o.verify_prefix,
+                                       progress=ctx.progress))
 
 
 def _figure_merge(fig: str) -> Callable[[RunContext, list[Any]], PartResult]:
     def merge(ctx: RunContext, outputs: list[Any]) -> PartResult:
+        cfg = figure_config(fig, ctx.scale, ctx.options.engine)
         specs = [spec for _, spec in _figure_plan(fig)(ctx)]
-        block, cfg = _figure_result(fig, [((i, Hs), out) for (_, _, i, Hs), out in zip(specs, outputs)],
-                                   scale=ctx.scale, engine=ctx.options.engine)
+        block = _result(cfg, figure_data(cfg), [((i, Hs), out) for (_, _, i, Hs), out in zip(specs, outputs)])
         return PartResult(cfg, block)
 
     return merge
@@ -717,8 +415,8 @@ def _figure_merge(fig: str) -> Callable[[RunContext, list[Any]], PartResult]:
 EXPERIMENT = Experiment(
     paper="deora", name="head-sweeps",
     description="Deora et al., App. G: multi-head attention trained from zero, varying H (Figures 2-5).",
-    results="deora-experiments",
-    parts=tuple(Part(fig, None, FIGURE_SETTINGS[fig].get("help", ""),
+    results="deora-head-sweeps",
+    parts=tuple(Part(fig, None, FIGURE_SETTINGS[fig].get("help", ""), config=_CONFIGS[fig],
                      shards=Shards(_figure_plan(fig), _figure_shard, _figure_merge(fig)))
                 for fig in sorted(FIGURE_SETTINGS)),
     add_options=_options,

@@ -34,11 +34,10 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_array, check_bool, check_int, check_positive, refuses_overflow
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import as_array, check_bool, check_int, check_positive, refuses_overflow
 
 __all__ = ["train_heads_batched"]
-
-DTYPE = torch.float64
 
 
 class _Groups:
@@ -48,8 +47,8 @@ class _Groups:
         self.sizes = sizes
         self.starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         K, G = int(self.starts[-1]), len(sizes)
-        member = torch.zeros(G, K, dtype=DTYPE)
-        lrU, lrW = torch.zeros(K, dtype=DTYPE), torch.zeros(K, dtype=DTYPE)
+        member = torch.zeros(G, K, dtype=VERIFICATION_DTYPE)
+        lrU, lrW = torch.zeros(K, dtype=VERIFICATION_DTYPE), torch.zeros(K, dtype=VERIFICATION_DTYPE)
         for g, (a, b) in enumerate(zip(self.starts[:-1], self.starts[1:])):
             member[g, a:b] = scales[g]
             lrU[a:b], lrW[a:b] = lr_U[g], lr_W[g]
@@ -181,7 +180,8 @@ def train_heads_batched(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, Hs: Sequence[
     B, n, T, d = Xtr.shape
     ytr, yte = as_array(ytr, "ytr", ndim=2), as_array(yte, "yte", ndim=2)
     if ytr.shape != (B, n) or Xte.shape[0] != B or Xte.shape[2:] != (T, d) or yte.shape != Xte.shape[:2]:
-        raise ValueError(f"inconsistent shapes: Xtr {Xtr.shape}, ytr {ytr.shape}, Xte {Xte.shape}, yte {yte.shape}")
+        raise ValueError(f"inconsistent shapes: Xtr {Xtr.shape}, ytr {ytr.shape}, Xte {Xte.shape}, yte "
+                         f"{yte.shape}")
     Hs = [check_int(H, f"Hs[{i}]") for i, H in enumerate(_sequence(Hs, "Hs"))]
     etas = [check_positive(e, f"etas[{i}]") for i, e in enumerate(_sequence(etas, "etas"))]
     if len(etas) != len(Hs):
@@ -194,7 +194,7 @@ def train_heads_batched(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, Hs: Sequence[
         rel = as_array(relevant, "relevant", ndim=3)
         if rel.shape != (B, n, T):
             raise ValueError(f"relevant must have shape {(B, n, T)}, got {rel.shape}")
-        mask = torch.as_tensor(np.asarray(relevant, dtype=bool)).to(DTYPE)
+        mask = torch.as_tensor(np.asarray(relevant, dtype=bool)).to(VERIFICATION_DTYPE)
     sizes, scales, lrU, lrW = [], [], [], []
     for H, eta in zip(Hs, etas):
         sizes.append(H), scales.append(1 / math.sqrt(H)), lrU.append(eta), lrW.append(eta)
@@ -203,11 +203,11 @@ def train_heads_batched(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, Hs: Sequence[
             sizes.append(1), scales.append(1.0), lrU.append(eta), lrW.append(eta / H)
     grp = _Groups(sizes, scales, lrU, lrW)
     K = int(grp.starts[-1])
-    X, y = torch.as_tensor(Xtr, dtype=DTYPE), torch.as_tensor(ytr, dtype=DTYPE)
-    Xe, ye = torch.as_tensor(Xte, dtype=DTYPE), torch.as_tensor(yte, dtype=DTYPE)
+    X, y = torch.as_tensor(Xtr, dtype=VERIFICATION_DTYPE), torch.as_tensor(ytr, dtype=VERIFICATION_DTYPE)
+    Xe, ye = torch.as_tensor(Xte, dtype=VERIFICATION_DTYPE), torch.as_tensor(yte, dtype=VERIFICATION_DTYPE)
     train, test = _Data(X, y), _Data(Xe, ye)
-    Us = torch.zeros(B, K, T, d, dtype=DTYPE)
-    Ws = torch.zeros(B, K, d, d, dtype=DTYPE)
+    Us = torch.zeros(B, K, T, d, dtype=VERIFICATION_DTYPE)
+    Ws = torch.zeros(B, K, d, d, dtype=VERIFICATION_DTYPE)
     nG = len(Hs)
     keys = ("step", "train_loss", "test_loss", "train_acc", "test_acc", "avg_W_norm", "avg_U_norm",
             "margin_min", "margin_mean", "head_spread", "head_spread_pairs", "attn_score")
@@ -245,7 +245,8 @@ def train_heads_batched(Xtr: Any, ytr: Any, Xte: Any, yte: Any, *, Hs: Sequence[
                                           (W.amax(1) - W.amin(1)).flatten(1).amax(1))
                     lg["head_spread_pairs"].append(pairs.numpy())
                     if mask is not None:
-                        lg["attn_score"].append((S[:, sl] * mask[:, None, None, :, :]).sum(-1).mean(dim=(1, 2, 3)).numpy())
+                        attn = (S[:, sl] * mask[:, None, None, :, :]).sum(-1)
+                        lg["attn_score"].append(attn.mean(dim=(1, 2, 3)).numpy())
                     if companions:
                         c = grp.slice(nG + g)
                         gap = torch.maximum((U - Us[:, c] / math.sqrt(H)).abs().flatten(1).amax(1),

@@ -17,18 +17,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_positive, check_seed, config_dict, refuses_overflow
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
 from attention_theory.deora.max_margin import ntk_max_margin_dual as ntk_margin
 from attention_theory.deora.ntk import ntk_features
 from attention_theory.deora.stability import init_heads, noisy_lin_tokens
+from attention_theory.validation import check_int, check_positive, check_seed, config_dict, refuses_overflow
 
-__all__ = ['DT', 'flin_min_loss_within', 'flin_tokens', 'good_init_constants', 'model_outputs', 'prop7_instance', 'prop7_instance_config', 'prop7_scan']
-
-
-DT = torch.float64
+__all__ = ['flin_min_loss_within', 'flin_tokens', 'good_init_constants', 'model_outputs', 'prop7_instance',
+           'prop7_instance_config', 'prop7_scan']
 
 
 def model_outputs(theta: Any, Xs: Any, H: int) -> torch.Tensor:

@@ -18,7 +18,13 @@ import numpy as np
 import scipy.optimize as so
 import torch
 
-from attention_theory._validate import (
+from attention_theory.compute_cache import cached_on_disk
+from attention_theory.config import cached_per_scale, pick, scale
+from attention_theory.deora import model as md
+from attention_theory.foundations import hessian as hs
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.search import SizedSearch
+from attention_theory.validation import (
     as_tensor,
     as_vector,
     check_bool,
@@ -31,16 +37,11 @@ from attention_theory._validate import (
     real_values,
     refuses_overflow,
 )
-from attention_theory.compute_cache import cached_on_disk
-from attention_theory.config import cached_per_scale, pick, scale
-from attention_theory.deora import model as md
-from attention_theory.foundations import hessian as hs
-from attention_theory.search import SizedSearch
 
-__all__ = ['DT', 'glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid', 'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm', 'norm_2inf', 'random_heads', 'risk_batch', 'risk_closed_form', 'risk_fn', 'segment_max', 'weak_convexity_vs_heads']
-
-
-DT = torch.float64
+__all__ = ['glqc_1d_ratio', 'heads_grid', 'identical_head_ratio', 'identical_heads_grid',
+           'identical_heads_weak_convexity', 'loss_and_grad', 'loss_hessian_decomposition', 'max_U_norm',
+           'norm_2inf', 'random_heads', 'risk_batch', 'risk_closed_form', 'risk_fn', 'segment_max',
+           'weak_convexity_vs_heads']
 
 
 def _data(Xs: Any, ys: Any) -> tuple[torch.Tensor, torch.Tensor]:
@@ -100,7 +101,8 @@ def _head_counts(Hs: Any) -> tuple[int, ...]:
 
 
 def risk_fn(Xs: Any, ys: Any, H: int) -> Callable[[torch.Tensor], torch.Tensor]:
-    """``theta -> L^(theta)`` (logistic empirical risk of Eq. (2)) for fixed data ``Xs (n,T,d)``, ``ys (n,)``."""
+    """``theta -> L^(theta)`` (logistic empirical risk of Eq. (2)) for fixed data ``Xs (n,T,d)``, ``ys
+    (n,)``."""
     Xs, ys = _data(Xs, ys)
     H = check_int(H, "H")
     return lambda th: md.empirical_risk(th, Xs, ys, H)
@@ -133,13 +135,14 @@ def risk_closed_form(theta: torch.Tensor, Xs: torch.Tensor, ys: torch.Tensor, H:
     theta = _flat_params(theta, "theta", H, T, d)
     Us, Ws = md.unpack_heads(theta, H, T, d)
     s = 1.0 / math.sqrt(H)
-    L = torch.zeros((), dtype=DT)
-    G = torch.zeros(theta.shape[0], dtype=DT)
-    Hs = torch.zeros(theta.shape[0], theta.shape[0], dtype=DT)
+    L = torch.zeros((), dtype=VERIFICATION_DTYPE)
+    G = torch.zeros(theta.shape[0], dtype=VERIFICATION_DTYPE)
+    Hs = torch.zeros(theta.shape[0], theta.shape[0], dtype=VERIFICATION_DTYPE)
     for i in range(n):
         X = Xs[i]
         out = s * sum(md.single_head(X, Ws[h], Us[h]) for h in range(H))
-        g = s * torch.cat([torch.cat([md.grad_U(X, Ws[h]).reshape(-1), md.grad_W(X, Ws[h], Us[h]).reshape(-1)])
+        g = s * torch.cat([torch.cat([md.grad_U(X, Ws[h]).reshape(-1),
+                                      md.grad_W(X, Ws[h], Us[h]).reshape(-1)])
                            for h in range(H)])
         z = ys[i] * out
         l1, l2 = -torch.sigmoid(-z), torch.sigmoid(z) * torch.sigmoid(-z)
@@ -228,7 +231,7 @@ def loss_hessian_decomposition(theta: torch.Tensor, Xs: Any, ys: Any, H: int, *,
         return md.multi_head(X, Ws, Us)
 
     p = theta.numel()
-    out = torch.zeros(p, p, dtype=DT)
+    out = torch.zeros(p, p, dtype=VERIFICATION_DTYPE)
     for i in range(n):
         z = ys[i] * phi(theta, Xs[i])
         l1 = -torch.sigmoid(-z)                       # l'(z)
@@ -284,6 +287,7 @@ def weak_convexity_vs_heads(Hs: tuple[int, ...], T: int = 3, d: int = 2, n: int 
 
 
 @cached_per_scale(maxsize=4)
+@cached_on_disk()  # shared by the chapter (its figure and two checks) and the negative controls
 def _weak_convexity_vs_heads(Hs: tuple[int, ...], T: int, d: int, n: int, u_scale: float, w_scale: float,
                              seed: int, exact_limit: int) -> dict[str, list]:
     rng = np.random.default_rng(seed)
@@ -400,7 +404,8 @@ def _identical_heads_weak_convexity(Hs: tuple[int, ...], sizes: tuple[tuple[int,
         lam = hs.lambda_min(loss, th, method="exact" if exact else "lanczos", seed=seed, ncv=100)
         lz = (hs.lambda_min(loss, th, method="lanczos", seed=seed, ncv=100)
               if exact and th.numel() >= 30 else None)
-        for k, v in (("H", H), ("lam", lam), ("L", float(loss(th))), ("b", float(torch.linalg.vector_norm(head))),
+        for k, v in (("H", H), ("lam", lam), ("L", float(loss(th))),
+                     ("b", float(torch.linalg.vector_norm(head))),
                      ("method", "exact" if exact else "lanczos"), ("lanczos", lz)):
             out[k].append(v)
     out["T"], out["d"], out["search"], out["search_result"] = T, d, res.record()["search"], res

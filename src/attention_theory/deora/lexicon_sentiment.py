@@ -38,9 +38,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_positive, check_probability, check_seed
+from attention_theory.validation import check_int, check_positive, check_probability, check_seed
 
-__all__ = ["NEGATORS", "FILLERS", "SPECIAL_TOKENS", "DEFAULT_N_POLAR", "Lexicon", "load_vader_lexicon", "polar_lexicon",
+__all__ = ["NEGATORS", "FILLERS", "SPECIAL_TOKENS", "DEFAULT_N_POLAR", "Lexicon", "load_vader_lexicon",
+           "polar_lexicon",
            "label_tokens", "generate", "WordVocab", "lexicon_dataset"]
 
 #: Negators: each flips the sign of the next polar word.
@@ -91,7 +92,8 @@ class Lexicon:
 
 @functools.lru_cache(maxsize=1)
 def load_vader_lexicon() -> dict[str, float]:
-    """Every entry of ``vader_lexicon.txt`` in the installed ``vaderSentiment`` wheel: token -> mean valence."""
+    """Every entry of ``vader_lexicon.txt`` in the installed ``vaderSentiment`` wheel: token -> mean
+    valence."""
     try:
         text = (resources.files("vaderSentiment") / "vader_lexicon.txt").read_text(encoding="utf-8")
     except ModuleNotFoundError:

@@ -12,7 +12,7 @@ to return an answer when cvxpy does not report ``optimal``.
 
 from __future__ import annotations
 
-from attention_theory._validate import refuses_overflow
+from attention_theory.validation import refuses_overflow
 
 __all__: list[str] = []
 
@@ -57,7 +57,7 @@ def ntk_max_margin(features, y, *, radius: float = 2 ** 0.5, solver: str | None 
     """
     import cvxpy as cp
 
-    from attention_theory._validate import as_matrix, as_vector, check_positive
+    from attention_theory.validation import as_matrix, as_vector, check_positive
 
     F = as_matrix(features, "features")
     yy = as_vector(y, "y")
@@ -111,7 +111,8 @@ def ntk_max_margin_dual(features: Any, ys: Any, *, tol: float = 1e-13) -> dict[s
     lam = _np.full(n, 1.0 / n)
     res = _so.minimize(lambda l: l @ Q @ l, lam, jac=lambda l: 2 * Q @ l, method="SLSQP",
                       bounds=[(0, None)] * n,
-                      constraints=[{"type": "eq", "fun": lambda l: l.sum() - 1, "jac": lambda l: _np.ones(n)}],
+                      constraints=[{"type": "eq", "fun": lambda l: l.sum() - 1,
+                                    "jac": lambda l: _np.ones(n)}],
                       options={"ftol": tol, "maxiter": 1000})
     lam = _np.clip(res.x, 0, None)
     lam /= lam.sum()

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import (
+from attention_theory.validation import (
     as_vector,
     check_int,
     check_positive,
@@ -77,7 +77,8 @@ def radius_dm1(S: float, Z: float, Z_nu: float, M: int) -> float:
 @refuses_overflow
 def gamma_star_parts(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z: float,
                      P: float, t_power: float = 2.5) -> dict[str, float]:
-    """The three terms of Eq. (7): ``"w"`` (attention part), ``"p"`` (``-P T^{5/2}(S+Z)^3``), ``"u"`` (= gamma_lin).
+    """The three terms of Eq. (7): ``"w"`` (attention part), ``"p"`` (``-P T^{5/2}(S+Z)^3``), ``"u"``
+    (= gamma_lin).
 
     ``t_power = 1`` gives the book's sharper ``P``-term ``-P T (S+Z)^3`` (operator-norm bound on Term II).
     """
@@ -187,7 +188,8 @@ def eq113_rhs(T: int, zeta: float, S: float, Z_mu: float, Z_nu: float, lead: flo
 
 @refuses_overflow
 def eq114_rhs(T: int, zeta: float, S: float, M: int, Z: float, P: float, t_power: float = 2.5) -> float:
-    """Right side of Eq. (114) (a lower bound on Term II, ``||p|| <= P``); ``t_power`` is the exponent of ``T``."""
+    """Right side of Eq. (114) (a lower bound on Term II, ``||p|| <= P``); ``t_power`` is the exponent
+    of ``T``."""
     T, z, S, M = check_int(T, "T"), _zeta(zeta), check_positive(S, "S"), check_int(M, "M")
     Z, P = check_positive(Z, "Z", allow_zero=True), check_positive(P, "P", allow_zero=True)
     t_power = check_real(t_power, "t_power")
@@ -200,8 +202,8 @@ def eq115_rhs(T: int, zeta: float, S: float, M: int, Z_mu: float, Z_nu: float, Z
               factor: float = 0.5) -> float:
     """Eq. (115) with the sign of ``alpha`` absorbed: lower bound on ``y <grad_W Phi, W_star>``.
 
-    ``T (1-zeta) zeta factor (zeta S^6 - 7 Zb S^4 - 12 Zb^2 S^2 - 16 Zb^3) - 2 sqrt(2(M+1)) P T^{5/2} S^2 (S+Z)^3``
-    with ``factor = 1/2`` as printed.
+    ``T (1-zeta) zeta factor (zeta S^6 - 7 Zb S^4 - 12 Zb^2 S^2 - 16 Zb^3)
+    - 2 sqrt(2(M+1)) P T^{5/2} S^2 (S+Z)^3`` with ``factor = 1/2`` as printed.
     """
     T, z, S, M = check_int(T, "T"), _zeta(zeta), check_positive(S, "S"), check_int(M, "M")
     Zb = zbar(Z_mu, Z_nu)
@@ -244,7 +246,8 @@ def lemma14_deviation(T: int, R: float, S: float, P: float, H: int, delta: float
 
 @refuses_overflow
 def lemma15_heads(T: int, R: float, S: float, P: float, gamma: float, n: int, delta: float) -> float:
-    """Lemma 15: the smallest ``H`` with ``sqrt(H) >= 4 (2 R^3 T (S+P) + sqrt(T) R)/gamma sqrt(2 log(n/delta))``."""
+    """Lemma 15: the smallest ``H`` with
+    ``sqrt(H) >= 4 (2 R^3 T (S+P) + sqrt(T) R)/gamma sqrt(2 log(n/delta))``."""
     T, R, S, P = _trsp(T, R, S, P)
     n = check_int(n, "n")
     delta = check_probability(delta, "delta")
@@ -269,7 +272,8 @@ def prop2_BPhi(T: int, R: float, S: float, P: float, n: int, delta: float) -> fl
 
 @refuses_overflow
 def ordering_crossover(T: int, zeta: float, M: int) -> float:
-    """Noise-free, ``P = 0``: ``gamma_attn(0) >= gamma_star`` iff ``S <= (4 sqrt(M+1) / (sqrt(T) zeta^2))^{1/3}``.
+    """Noise-free, ``P = 0``: ``gamma_attn(0) >= gamma_star`` iff
+    ``S <= (4 sqrt(M+1) / (sqrt(T) zeta^2))^{1/3}``.
 
     From ``gamma_star - gamma_lin = T (1-zeta) zeta^2 S^4 / (4 sqrt(2(M+1)))`` and
     ``gamma_attn - gamma_lin = (1-zeta) S sqrt(T/2)``.
@@ -330,7 +334,8 @@ def sec53_lp(p: float, L: float, c: float = 0.5, s_power: float = 5.0, objective
     if objective is not None:
         objective = as_vector(objective, "objective")
         if objective.shape != (3,):
-            raise ValueError(f"objective must have shape (3,) (coefficients of h, s, k), got {objective.shape}")
+            raise ValueError(f"objective must have shape (3,) (coefficients of h, s, k), "
+                             f"got {objective.shape}")
     if h_max is not None:
         h_max = check_real(h_max, "h_max")
     A = [[p, -2.0, -1.0],                                   # p h - 2 s - k <= 0

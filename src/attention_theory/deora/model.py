@@ -32,7 +32,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import (
     as_tensor,
     check_bool,
     check_callable,
@@ -72,8 +73,6 @@ __all__ = [
     "hessian_closed_form",
     "sample_bounded_tokens",
 ]
-
-DTYPE = torch.float64
 
 
 # ---------------------------------------------------------------------------
@@ -203,7 +202,7 @@ def pooling_U(u: Any, T: int) -> torch.Tensor:
     u = as_tensor(u, "u", ndim=1)
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
         raise ValueError(f"T must be a positive integer, got {T!r}")
-    return torch.ones(int(T), 1, dtype=DTYPE) * u.unsqueeze(0)
+    return torch.ones(int(T), 1, dtype=VERIFICATION_DTYPE) * u.unsqueeze(0)
 
 
 def last_token_U(u: Any, T: int) -> torch.Tensor:
@@ -211,7 +210,7 @@ def last_token_U(u: Any, T: int) -> torch.Tensor:
     u = as_tensor(u, "u", ndim=1)
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
         raise ValueError(f"T must be a positive integer, got {T!r}")
-    return torch.cat([torch.zeros(int(T) - 1, u.shape[0], dtype=DTYPE), u.unsqueeze(0)], dim=0)
+    return torch.cat([torch.zeros(int(T) - 1, u.shape[0], dtype=VERIFICATION_DTYPE), u.unsqueeze(0)], dim=0)
 
 
 @refuses_overflow
@@ -258,7 +257,7 @@ def multi_head_loop(X: Any, Ws: Any, Us: Any) -> torch.Tensor:
     """
     X, Ws, Us = _check_heads(X, Ws, Us)
     H = Ws.shape[0]
-    total = torch.zeros((), dtype=DTYPE)
+    total = torch.zeros((), dtype=VERIFICATION_DTYPE)
     for h in range(H):
         total = total + single_head(X, Ws[h], Us[h])
     return total / math.sqrt(H)
@@ -485,7 +484,8 @@ def multi_head_output_flat(thetas: torch.Tensor, Xs: torch.Tensor, H: int) -> to
 @refuses_overflow
 def multi_head_output_bmm(Xs: torch.Tensor, Ws: torch.Tensor,
                           Us: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Eq. (2) as :func:`multi_head_output`, evaluated with batched matrix products; also returns the attention.
+    """Eq. (2) as :func:`multi_head_output`, evaluated with batched matrix products; also returns the
+    attention.
 
     ``Xs``: ``(..., n, T, d)``; ``Ws``: ``(..., H, d, d)``; ``Us``: ``(..., H, T, d)``.  Returns
     ``(outputs (..., n), attention (..., n, H, T, T))``.  Equal to :func:`multi_head_output` and
@@ -603,7 +603,8 @@ def hessian_closed_form(X: Any, W: Any, U: Any) -> torch.Tensor:
     Shape ``(T d + d^2, T d + d^2)``.  Blocks: ``UU = 0`` (47);
     ``d^2 Phi / dW dU_{tj} = x_t X_{:,j}^T phi'(g_t) X`` (48);
     ``d^2 Phi / dW dW_{ij} = sum_t X_{ti} x_t r_{tj}^T`` (50) with
-    ``r_{tj}^T = (u_t^T X^T diag(X_{:,j}) - (s_t^T X_{:,j}) u_t^T X^T - (s_t^T X u_t) X_{:,j}^T) phi'(g_t) X``.
+    ``r_{tj}^T = (u_t^T X^T diag(X_{:,j}) - (s_t^T X_{:,j}) u_t^T X^T - (s_t^T X u_t) X_{:,j}^T) phi'(g_t)
+    X``.
     """
     X, W = _check_XW(X, W)
     T, d = X.shape
@@ -621,7 +622,7 @@ def hessian_closed_form(X: Any, W: Any, U: Any) -> torch.Tensor:
          - (S * Z).sum(1).reshape(T, 1, 1) * X.T.unsqueeze(0))
     Rm = torch.einsum("tjm,tmn,nl->tjl", E, J, X)      # r_{tj}, (T, d, d)
     HWW = torch.einsum("ti,tk,tjl->ijkl", X, X, Rm).reshape(d * d, d * d)
-    top = torch.cat([torch.zeros(T * d, T * d, dtype=DTYPE), HUW], dim=1)
+    top = torch.cat([torch.zeros(T * d, T * d, dtype=VERIFICATION_DTYPE), HUW], dim=1)
     bottom = torch.cat([HUW.T, HWW], dim=1)
     return torch.cat([top, bottom], dim=0)
 

@@ -26,13 +26,12 @@ from typing import Any
 
 import torch
 
-from attention_theory._validate import check_bool, check_int, check_positive, refuses_overflow
 from attention_theory.deora import model as md
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import check_bool, check_int, check_positive, refuses_overflow
 
 __all__ = ["R0", "first_step", "first_step_closed_form", "ntk_features", "reduced_features",
            "target_directions", "theta_star", "ntk_margins", "w_part", "u_part"]
-
-DT = torch.float64
 
 
 def _alphas(alphas: Any, H: int) -> torch.Tensor:
@@ -43,7 +42,7 @@ def _alphas(alphas: Any, H: int) -> torch.Tensor:
 def R0(T: int) -> torch.Tensor:
     """``phi'(0) = I_T / T - 1 1^T / T^2``, shape ``(T, T)``."""
     T = check_int(T, "T")
-    return torch.eye(T, dtype=DT) / T - torch.ones(T, T, dtype=DT) / T**2
+    return torch.eye(T, dtype=VERIFICATION_DTYPE) / T - torch.ones(T, T, dtype=VERIFICATION_DTYPE) / T**2
 
 
 def first_step(Xs: Any, ys: Any, H: int, alphas: Any) -> torch.Tensor:
@@ -57,13 +56,14 @@ def first_step(Xs: Any, ys: Any, H: int, alphas: Any) -> torch.Tensor:
     a = _alphas(alphas, H)
     n, T, d = Xs.shape
     p = md.head_size(T, d)
-    theta0 = torch.zeros(H * p, dtype=DT)
+    theta0 = torch.zeros(H * p, dtype=VERIFICATION_DTYPE)
     g = torch.func.grad(md.empirical_risk)(theta0, Xs, ys, H).reshape(H, p)
     return (theta0.reshape(H, p) - (a * math.sqrt(H))[:, None] * g).reshape(-1)
 
 
 def first_step_closed_form(Xs: Any, ys: Any, H: int, alphas: Any) -> torch.Tensor:
-    """Lemma 16: ``W_h(1) = 0`` and every row of ``U_h(1)`` is ``alpha_h/(2 n1 T) sum_i y_i sum_t x_{i,t}``."""
+    """Lemma 16: ``W_h(1) = 0`` and every row of ``U_h(1)`` is
+    ``alpha_h/(2 n1 T) sum_i y_i sum_t x_{i,t}``."""
     Xs = md.as_tensor(Xs, "Xs", ndim=3)
     n, T, d = Xs.shape
     ys = md.as_tensor(ys, "ys", shape=(n,))
@@ -71,7 +71,7 @@ def first_step_closed_form(Xs: Any, ys: Any, H: int, alphas: Any) -> torch.Tenso
     a = _alphas(alphas, H)
     row = torch.einsum("i,itd->d", ys, Xs) / (2 * n * T)
     Us = a[:, None, None] * row[None, None, :].expand(H, T, d)
-    return md.pack_heads(Us, torch.zeros(H, d, d, dtype=DT))
+    return md.pack_heads(Us, torch.zeros(H, d, d, dtype=VERIFICATION_DTYPE))
 
 
 @refuses_overflow
@@ -90,7 +90,8 @@ def ntk_features(theta: Any, Xs: Any, H: int) -> torch.Tensor:
 
 @refuses_overflow
 def reduced_features(Xs: Any, v: Any) -> torch.Tensor:
-    """Single-head NTK features at ``U = 1_T v^T, W = 0``: ``concat(vec(phi(0) X), vec G(X))``, ``(n, T d + d^2)``.
+    """Single-head NTK features at ``U = 1_T v^T, W = 0``: ``concat(vec(phi(0) X), vec G(X))``,
+    ``(n, T d + d^2)``.
 
     For ``H`` heads with ``U_h = alpha_h 1 v^T`` the max-margin over ``||theta~|| <= r`` equals the
     max-margin of these features over ``||theta|| <= r`` (Cauchy-Schwarz over heads).
@@ -117,10 +118,10 @@ def target_directions(S: float, M: int, T: int, d: int) -> dict[str, torch.Tenso
     M, T, d = check_int(M, "M"), check_int(T, "T"), check_int(d, "d")
     if d < M + 2:
         raise ValueError(f"d must be >= M + 2 = {M + 2}, got {d}")
-    E = torch.eye(d, dtype=DT) * float(S)
+    E = torch.eye(d, dtype=VERIFICATION_DTYPE) * float(S)
     mp, mm, nu = E[0], E[1], E[2:2 + M]
     W = torch.outer(mp, mp) + torch.outer(mm, mm) + sum(torch.outer(nu[l], mp + mm) for l in range(M))
-    U = torch.ones(T, 1, dtype=DT) * (mp - mm)[None, :]
+    U = torch.ones(T, 1, dtype=VERIFICATION_DTYPE) * (mp - mm)[None, :]
     WK = torch.stack([mp, mm, *nu], dim=1)
     WQ = torch.stack([mp, mm, *([mp + mm] * M)], dim=1)
     return {"W": W, "U": U, "Wbar": W / torch.linalg.norm(W), "Ubar": U / torch.linalg.norm(U),

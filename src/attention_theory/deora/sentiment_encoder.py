@@ -2,7 +2,8 @@
 substitute of Deora et al.'s Figure 6 (SST-2 with RoBERTa).
 
 Token embedding plus learned position embedding (both initialized N(0, 0.02^2), RoBERTa's
-initializer range; with PyTorch's default N(0, 1) embeddings the model learns markedly slower), ``n_layers`` pre-norm encoder layers
+initializer range; with PyTorch's default N(0, 1) embeddings the model learns markedly slower), ``n_layers``
+pre-norm encoder layers
 (:class:`torch.nn.TransformerEncoderLayer`, no dropout, GELU feed-forward of width ``d_ff``)
 with ``H`` heads of size ``d_model / H``, a final layer norm and a linear read-out of the
 ``[CLS]`` position into two logits. Padding positions are masked out of attention.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from attention_theory._validate import check_int, check_seed, seed_torch_default
+from attention_theory.validation import check_int, check_seed, seed_torch_default
 
 __all__ = ["SentimentEncoder", "build_encoder", "parameter_count"]
 

@@ -18,11 +18,13 @@ of heads, and the offline substitute the book runs instead.
 ``transformers``, ``tokenizers`` and ``datasets`` are imported inside functions only, so
 ``import attention_theory`` never needs them.
 
-**The substitute** (:func:`train_substitute`, :func:`run_substitute`): the lexicon-sentiment task
-of :mod:`attention_theory.deora.lexicon_sentiment` and the from-scratch encoder of
-:mod:`attention_theory.deora.sentiment_encoder`, trained with AdamW (lr ``1e-3``, weight decay
-0.01, batch 32) for ``H`` in ``{1, 2, 4, 8, 16}``. It is a different task and an untrained
-model; it cannot confirm or refute the SST-2 claim.
+**The substitute** (:mod:`attention_theory.deora.sst2_substitute`): a lexicon-sentiment task
+and a from-scratch encoder, run instead (it cannot confirm or refute the SST-2 claim).
+
+Both are parts of the experiment ``sst2`` (:data:`EXPERIMENT`), which declares their
+configurations (:func:`sst2_config`, :func:`~attention_theory.deora.sst2_substitute.substitute_config`);
+the chapter ``book/deora/sst2.md`` runs the same configurations live.  Results go to
+``results/deora-sst2/``.
 
 Command line::
 
@@ -38,22 +40,12 @@ import csv
 import math
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
 
-from attention_theory._validate import (
-    check_int,
-    check_path,
-    check_positive,
-    check_seed,
-    seed_torch_default,
-    torch_generator,
-)
-from attention_theory.config import pick
-from attention_theory.deora import lexicon_sentiment as ls
-from attention_theory.deora.sentiment_encoder import build_encoder
+from attention_theory.deora.sst2_substitute import run_substitute, substitute_config, summarize_substitute
 from attention_theory.experiment import (
     DistinctSeeds,
     Experiment,
@@ -63,12 +55,20 @@ from attention_theory.experiment import (
     positive_int,
     seed_int,
 )
-from attention_theory.results import load_json_checkpoint, repo_results_dir, save_json_checkpoint
+from attention_theory.results import repo_results_dir
+from attention_theory.validation import (
+    check_int,
+    check_path,
+    check_positive,
+    check_seed,
+    seed_torch_default,
+    torch_generator,
+)
 
 __all__ = ["PAPER", "DEFAULT_MODEL", "FETCH_MODEL", "FETCH_DATA", "load_sst2", "read_glue_tsv",
-           "build_model", "load_tokenizer", "write_fixture", "quiet_transformers", "evaluate", "finetune", "missing_assets", "assets_message",
-           "run_sst2", "substitute_config", "train_substitute", "run_substitute", "summarize_substitute",
-           "results_dir", "EXPERIMENT"]
+           "build_model", "load_tokenizer", "write_fixture", "quiet_transformers", "evaluate", "finetune",
+           "missing_assets", "assets_message",
+           "sst2_config", "run_sst2", "results_dir", "EXPERIMENT"]
 
 #: The paper's fine-tuning hyperparameters (App. G).
 PAPER = {"lr": 5e-6, "batch_size": 32, "epochs": 5, "optimizer": "AdamW"}
@@ -154,7 +154,8 @@ def load_sst2(source: str | os.PathLike | None = None) -> dict[str, tuple[list[s
     try:
         import datasets
     except ImportError:
-        raise ModuleNotFoundError(f"loading glue/sst2 from the cache needs `datasets`: {INSTALL_EXTRA}") from None
+        raise ModuleNotFoundError("loading glue/sst2 from the cache needs `datasets`: "
+                                  f"{INSTALL_EXTRA}") from None
     try:
         with _offline():
             ds = datasets.load_dataset("glue", "sst2")
@@ -194,7 +195,8 @@ def build_model(name_or_path: str | os.PathLike, num_attention_heads: int, *, nu
     with _offline(), torch.random.fork_rng(devices=[]):
         seed_torch_default(seed)
         model = AutoModelForSequenceClassification.from_pretrained(
-            name_or_path, num_attention_heads=num_attention_heads, num_labels=num_labels, local_files_only=True)
+            name_or_path, num_attention_heads=num_attention_heads, num_labels=num_labels,
+            local_files_only=True)
     if model.config.num_attention_heads != num_attention_heads:
         raise RuntimeError(f"the loaded model has {model.config.num_attention_heads} heads, "
                            f"not the requested {num_attention_heads}")
@@ -216,8 +218,10 @@ def _batches(n: int, batch_size: int, gen: torch.Generator | None) -> list[np.nd
     return [order[i:i + batch_size] for i in range(0, n, batch_size)]
 
 
-def _encode(tokenizer: Any, sentences: Sequence[str], max_length: int, device: Any) -> dict[str, torch.Tensor]:
-    enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+def _encode(tokenizer: Any, sentences: Sequence[str], max_length: int,
+            device: Any) -> dict[str, torch.Tensor]:
+    enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=max_length,
+                    return_tensors="pt")
     return {k: v.to(device) for k, v in enc.items()}
 
 
@@ -302,7 +306,8 @@ def _finetune_loop(model: Any, tokenizer: Any, sents: Sequence[str], labels: tor
                 done = True
                 break
         if validation is not None:
-            vl, va = evaluate(model, tokenizer, validation[0], validation[1], max_length=max_length, device=device)
+            vl, va = evaluate(model, tokenizer, validation[0], validation[1], max_length=max_length,
+                              device=device)
             val_loss.append(vl)
             val_acc.append(va)
         if done:
@@ -320,7 +325,8 @@ def _finetune_loop(model: Any, tokenizer: Any, sents: Sequence[str], labels: tor
 #: Invented sentences in GLUE SST-2 format (not SST-2 text): (sentence, label).
 FIXTURE_TRAIN = (
     ("a warm and lovely film", 1), ("a cold and dreary film", 0), ("the plot is bright and clever", 1),
-    ("the plot is dull and grim", 0), ("lovely acting , clever script", 1), ("dreary acting , dull script", 0),
+    ("the plot is dull and grim", 0), ("lovely acting , clever script", 1),
+    ("dreary acting , dull script", 0),
     ("a bright story told with care", 1), ("a grim story told without care", 0),
 )
 FIXTURE_DEV = (("a clever and warm story", 1), ("a dull and cold story", 0),
@@ -329,7 +335,8 @@ FIXTURE_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 
 
 def write_fixture(root: str | os.PathLike, *, hidden_size: int = 32, num_layers: int = 2, num_heads: int = 4,
-                  intermediate_size: int = 64, initializer_range: float = 0.5, seed: int = 0) -> dict[str, Path]:
+                  intermediate_size: int = 64, initializer_range: float = 0.5,
+                  seed: int = 0) -> dict[str, Path]:
     """Write a GLUE-format fixture (``data/train.tsv``, ``data/dev.tsv``) and a tiny random
     RoBERTa sequence classifier with a word-level tokenizer built with ``tokenizers`` from the
     fixture sentences (``model/``, via ``save_pretrained``). Returns ``{"data": ..., "model": ...}``.
@@ -442,7 +449,8 @@ def missing_assets(model: str = DEFAULT_MODEL, data: str | None = None) -> list[
             __import__(mod)
         except ImportError:
             missing.append(f"the Python package `{mod}` (pip install -e '.[book]')")
-    if not any(m.startswith("the Python package `transformers`") for m in missing) and not _model_present(model):
+    if not any(m.startswith("the Python package `transformers`")
+               for m in missing) and not _model_present(model):
         missing.append(f"`{model}` weights (not in the local Hugging Face cache or folder)")
     src = data or os.environ.get("ATTN_SST2_DATA") or "hf"
     if src == "hf":
@@ -477,210 +485,59 @@ def assets_message(missing: Sequence[str] | None = None, model: str = DEFAULT_MO
     return "\n".join(lines)
 
 
-def run_sst2(*, model: str = DEFAULT_MODEL, data: str | None = None, heads: Sequence[int] | None = None,
-             n_train: int | None = None, n_val: int | None = None, epochs: int | None = None,
-             seed: int = 0, device: Any = None, progress: bool = True) -> dict[str, Any]:
-    """Figure 6 proper: fine-tune ``model`` on SST-2 for each ``H`` (raises if assets are missing).
+def sst2_config(scale: str) -> dict[str, Any]:
+    """The configuration of the real Figure 6 run (the part ``sst2``) at ``scale``: the model, the
+    head counts, the numbers of training and validation sentences (``None``: all), the epochs, the
+    seed and the paper's optimizer settings (:data:`PAPER`).
 
-    Full scale: all 67,349 training sentences, the 872 validation sentences, 5 epochs,
-    ``H`` in {1, 2, 3, 4, 6, 12} (divisors of 768 up to roberta-base's 12; the paper does not list
-    its values). Smoke: 64 / 64 sentences, 1 epoch, ``H`` in {6, 12}.
+    Full scale: all 67,349 training sentences, the 872 validation sentences, 5 epochs, ``H`` in
+    {1, 2, 3, 4, 6, 12} (divisors of 768 up to roberta-base's 12; the paper does not list its
+    values).  Smoke: 64 / 64 sentences, 1 epoch, ``H`` in {6, 12}.  Used by ``book/deora/sst2.md``.
     """
+    if scale not in ("smoke", "full"):
+        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
+    full = scale == "full"
+    return {"model": DEFAULT_MODEL, "heads": [1, 2, 3, 4, 6, 12] if full else [6, 12],
+            "n_train": None if full else 64, "n_val": None if full else 64,
+            "epochs": PAPER["epochs"] if full else 1, "seed": 0, "lr": PAPER["lr"],
+            "batch_size": PAPER["batch_size"], "optimizer": PAPER["optimizer"]}
+
+
+def run_sst2(config: Mapping[str, Any], *, data: str | None = None, device: Any = None,
+             progress: bool = True) -> dict[str, Any]:
+    """Figure 6 proper: fine-tune ``config["model"]`` on SST-2 for each ``H`` of ``config["heads"]``
+    (``config``: :func:`sst2_config`; raises if assets are missing).  ``data``: a folder of GLUE TSV
+    files (default: the datasets cache, :func:`load_sst2`).  Used by the part ``sst2`` and
+    ``book/deora/sst2.md``."""
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping (from sst2_config), got {type(config).__name__}")
+    missing_keys = [k for k in sst2_config("smoke") if k not in config]
+    if missing_keys:
+        raise ValueError(f"config lacks the keys {missing_keys} (see sst2_config)")
+    model, seed, epochs = config["model"], config["seed"], config["epochs"]
     missing = missing_assets(model, data)
     if missing:
         raise FileNotFoundError(assets_message(missing, model))
-    heads = list(heads or pick([6, 12], [1, 2, 3, 4, 6, 12]))
-    n_train = n_train or pick(64, None)
-    n_val = n_val or pick(64, None)
-    epochs = epochs or pick(1, PAPER["epochs"])
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     sst = load_sst2(data)
     tr, va = sst["train"], sst["validation"]
+    n_train, n_val = config["n_train"], config["n_val"]
     tr = (tr[0][:n_train], tr[1][:n_train]) if n_train else tr
     va = (va[0][:n_val], va[1][:n_val]) if n_val else va
     tok = load_tokenizer(model)
     runs = {}
-    for H in heads:
+    for H in config["heads"]:
         m = build_model(model, H, seed=seed)
-        runs[H] = finetune(m, tok, tr, va, epochs=epochs, seed=seed, device=device, progress=progress,
-                           desc=f"SST-2 H={H}")
+        runs[H] = finetune(m, tok, tr, va, lr=config["lr"], batch_size=config["batch_size"], epochs=epochs,
+                           seed=seed, device=device, progress=progress, desc=f"SST-2 H={H}")
         del m
-    return {"heads": heads, "runs": runs, "n_train": len(tr[1]), "n_val": len(va[1]), "epochs": epochs,
-            "model": model, "device": str(device)}
-
-
-# ---------------------------------------------------------------------------
-# The substitute: lexicon sentiment, from-scratch encoder.
-# ---------------------------------------------------------------------------
-
-
-def substitute_config(scale: str | None = None) -> dict[str, Any]:
-    """Sizes of the substitute run at ``scale`` (default: ``ATTN_SCALE``)."""
-    full = (scale == "full") if scale is not None else (pick(False, True))
-    if scale not in (None, "smoke", "full"):
-        raise ValueError(f"scale must be 'smoke' or 'full', got {scale!r}")
-    base = {"d_model": 64, "n_layers": 2, "d_ff": 128, "lr": 1e-3, "weight_decay": 0.01, "batch_size": 32,
-            "max_len": 24, "min_valence": 1.5, "n_polar": ls.DEFAULT_N_POLAR, "p_negate": 0.3, "dtype": "float32"}
-    if full:
-        base.update(n_train=20000, n_test=2000, epochs=5, heads=[1, 2, 4, 8, 16], seeds=[0, 1, 2],
-                    evals_per_epoch=4)
-    else:
-        # 1k sentences for one epoch (32 steps) do not get a from-scratch model past chance;
-        # 4k sentences for two epochs (250 steps) do (test accuracy about 0.7)
-        base.update(n_train=4000, n_test=500, epochs=2, heads=[1, 4], seeds=[0], evals_per_epoch=2)
-    return base
-
-
-@torch.no_grad()
-def _eval_encoder(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor, batch: int = 500) -> tuple[float, float]:
-    model.eval()
-    loss, correct = 0.0, 0
-    for i in range(0, len(y), batch):
-        logits = model(X[i:i + batch])
-        loss += float(torch.nn.functional.cross_entropy(logits, y[i:i + batch], reduction="sum"))
-        correct += int((logits.argmax(-1) == y[i:i + batch]).sum())
-    model.train()
-    return loss / len(y), correct / len(y)
-
-
-def train_substitute(data: dict[str, Any], H: int, *, seed: int = 0, epochs: int = 1, batch_size: int = 32,
-                     lr: float = 1e-3, weight_decay: float = 0.01, evals_per_epoch: int = 1,
-                     d_model: int = 64, n_layers: int = 2, d_ff: int = 128, dtype: str = "float32",
-                     progress: bool = True, **_: Any) -> dict[str, Any]:
-    """Train the from-scratch encoder with ``H`` heads on a :func:`~attention_theory.deora.lexicon_sentiment.lexicon_dataset`.
-
-    Returns ``step_loss`` (train loss of every mini-batch), and at ``evals_per_epoch`` points
-    per epoch (and at step 0) the test loss and accuracy (``eval_step``, ``eval_epoch``,
-    ``test_loss``, ``test_acc``).
-    """
-    H = check_int(H, "H")
-    epochs = check_int(epochs, "epochs")
-    batch_size = check_int(batch_size, "batch_size")
-    evals_per_epoch = check_int(evals_per_epoch, "evals_per_epoch")
-    lr = check_positive(lr, "lr")
-    weight_decay = check_positive(weight_decay, "weight_decay", allow_zero=True)
-    if dtype not in ("float32", "float64"):
-        raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
-    tdtype = getattr(torch, dtype)
-    Xtr, ytr = torch.as_tensor(data["Xtr"]), torch.as_tensor(data["ytr"])
-    Xte, yte = torch.as_tensor(data["Xte"]), torch.as_tensor(data["yte"])
-    model = build_encoder(len(data["vocab"]), H, seed=seed, dtype=tdtype, d_model=d_model, n_layers=n_layers,
-                          d_ff=d_ff, max_len=Xtr.shape[1])
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    gen = torch_generator(10_000 + seed)
-    n = len(ytr)
-    per_epoch = math.ceil(n / batch_size)
-    eval_at = {round(per_epoch * e / evals_per_epoch) + k * per_epoch
-               for k in range(epochs) for e in range(1, evals_per_epoch + 1)}
-    from tqdm import tqdm  # plain bars: tqdm.auto warns in kernels without ipywidgets
-
-    step_loss, eval_step, test_loss, test_acc = [], [0], [], []
-    l0, a0 = _eval_encoder(model, Xte, yte)
-    test_loss.append(l0)
-    test_acc.append(a0)
-    bar = tqdm(total=epochs * per_epoch, desc=f"substitute H={H} seed={seed}", disable=not progress, leave=False)
-    step = 0
-    for _ in range(epochs):
-        order = torch.randperm(n, generator=gen)
-        for i in range(0, n, batch_size):
-            idx = order[i:i + batch_size]
-            loss = torch.nn.functional.cross_entropy(model(Xtr[idx]), ytr[idx])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            step += 1
-            step_loss.append(float(loss.detach()))
-            bar.update(1)
-            if step in eval_at:
-                tl, ta = _eval_encoder(model, Xte, yte)
-                eval_step.append(step)
-                test_loss.append(tl)
-                test_acc.append(ta)
-    bar.close()
-    return {"H": H, "seed": seed, "steps_per_epoch": per_epoch, "step_loss": np.asarray(step_loss),
-            "eval_step": np.asarray(eval_step), "eval_epoch": np.asarray(eval_step) / per_epoch,
-            "test_loss": np.asarray(test_loss), "test_acc": np.asarray(test_acc)}
-
-
-def run_substitute(config: dict[str, Any] | None = None, *, progress: bool = True,
-                   checkpoint: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Every ``(H, seed)`` run of the substitute; ``runs[H]`` is the list over seeds.
-
-    The data of seed ``s`` (train and test) is shared by all head counts, so the comparison
-    across ``H`` is paired. With ``checkpoint``, finished runs are saved after each run (with a
-    SHA-256 checksum, :func:`attention_theory.results.save_json_checkpoint`) and reused when the
-    same configuration is started again (resume after an interruption); a damaged checkpoint
-    raises :class:`attention_theory.results.CorruptCheckpoint` naming the file.
-    """
-    cfg = dict(config or substitute_config())
-    done: dict[str, Any] = {}
-    ck = load_json_checkpoint(checkpoint) if checkpoint is not None else None
-    if ck is not None and _same_runs(ck.get("config", {}), _jsonable_cfg(cfg)):
-        done = ck["runs"]
-    runs: dict[int, list[dict[str, Any]]] = {H: [] for H in cfg["heads"]}
-    for s in cfg["seeds"]:
-        data = ls.lexicon_dataset(cfg["n_train"], cfg["n_test"], seed=s, max_len=cfg["max_len"],
-                                  min_valence=cfg["min_valence"], n_polar=cfg["n_polar"],
-                                  p_negate=cfg["p_negate"])
-        for H in cfg["heads"]:
-            key = f"{H}-{s}"
-            if key in done:
-                runs[H].append({k: (np.asarray(v) if isinstance(v, list) else v) for k, v in done[key].items()})
-                continue
-            r = train_substitute(data, H, seed=s, progress=progress, **cfg)
-            runs[H].append(r)
-            if checkpoint is not None:
-                done[key] = r
-                save_json_checkpoint(checkpoint, {"config": _jsonable_cfg(cfg), "runs": done})
-    return {"config": cfg, "runs": runs}
-
-
-def _same_runs(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Two configurations whose (H, seed) runs are interchangeable (heads and seeds may differ)."""
-    strip = lambda c: {k: v for k, v in c.items() if k not in ("heads", "seeds")}  # noqa: E731
-    return strip(a) == strip(b)
-
-
-def _jsonable_cfg(cfg: dict[str, Any]) -> dict[str, Any]:
-    import json
-
-    return json.loads(json.dumps(cfg))
-
-
-def _smooth(x: np.ndarray, w: int) -> np.ndarray:
-    w = max(1, min(w, len(x)))
-    return np.convolve(x, np.ones(w) / w, mode="valid")
-
-
-def summarize_substitute(result: dict[str, Any], *, loss_threshold: float = 0.3) -> dict[str, Any]:
-    """Per ``H`` (mean over seeds): test accuracy after the first evaluation point and at the end,
-    the step at which the smoothed train loss (window = 1/10 epoch) first falls below
-    ``loss_threshold`` (``None`` if never), and the mean train loss over the first epoch."""
-    if not isinstance(result, dict) or not isinstance(result.get("runs"), dict):
-        raise TypeError(f"result must be the dict of run_substitute (with a 'runs' dict), got {type(result).__name__}")
-    check_positive(loss_threshold, "loss_threshold")
-    out = {}
-    for H, rs in result["runs"].items():
-        per = int(rs[0]["steps_per_epoch"])
-        hit = []
-        for r in rs:
-            sm = _smooth(np.asarray(r["step_loss"], dtype=float), max(1, per // 10))
-            below = np.flatnonzero(sm < loss_threshold)
-            hit.append(int(below[0]) + max(1, per // 10) if below.size else None)
-        out[int(H)] = {
-            "first_eval_acc": float(np.mean([r["test_acc"][1] for r in rs])),
-            "final_test_acc": float(np.mean([r["test_acc"][-1] for r in rs])),
-            "final_test_loss": float(np.mean([r["test_loss"][-1] for r in rs])),
-            "epoch1_train_loss": float(np.mean([np.mean(np.asarray(r["step_loss"])[:per]) for r in rs])),
-            "steps_to_loss_threshold": (None if any(h is None for h in hit) else float(np.mean(hit))),
-            "n_seeds": len(rs),
-        }
-    return out
+    return {"heads": list(config["heads"]), "runs": runs, "n_train": len(tr[1]), "n_val": len(va[1]),
+            "epochs": epochs, "model": model, "device": str(device)}
 
 
 def results_dir() -> Path:
-    """``results/deora-experiments`` of the repository holding this package (or above the working directory)."""
-    return repo_results_dir("deora-experiments")
+    """``results/deora-sst2`` of the repository holding this package (or above the working directory)."""
+    return repo_results_dir("deora-sst2")
 
 
 # ---------------------------------------------------------------------------
@@ -690,9 +547,11 @@ def results_dir() -> Path:
 
 def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--model", default=DEFAULT_MODEL, help="sst2: model id or folder")
-    ap.add_argument("--data", default=None, help="sst2: folder with GLUE train.tsv/dev.tsv (default: datasets cache)")
+    ap.add_argument("--data", default=None,
+                    help="sst2: folder with GLUE train.tsv/dev.tsv (default: datasets cache)")
     ap.add_argument("--heads", type=positive_int, nargs="+", default=None, help="head counts")
-    ap.add_argument("--seeds", type=seed_int, nargs="+", action=DistinctSeeds, default=None, help="substitute: seeds")
+    ap.add_argument("--seeds", type=seed_int, nargs="+", action=DistinctSeeds, default=None,
+                    help="substitute: seeds")
 
 
 def _sst2_preflight(ctx: RunContext) -> str | None:
@@ -702,9 +561,12 @@ def _sst2_preflight(ctx: RunContext) -> str | None:
 
 def _sst2_part(ctx: RunContext) -> PartResult:
     o = ctx.options
-    res = run_sst2(model=o.model, data=o.data, heads=o.heads, progress=ctx.progress)
-    cfg = {k: res[k] for k in ("heads", "n_train", "n_val", "epochs", "model")} | dict(PAPER)
-    return PartResult(cfg, {"runs": res["runs"]}, device=res["device"])
+    cfg = sst2_config(ctx.scale) | {"model": o.model}
+    if o.heads:
+        cfg["heads"] = list(o.heads)
+    res = run_sst2(cfg, data=o.data, progress=ctx.progress)
+    return PartResult(cfg, {"runs": res["runs"], "n_train": res["n_train"], "n_val": res["n_val"]},
+                      device=res["device"])
 
 
 def _substitute_part(ctx: RunContext) -> PartResult:
@@ -730,10 +592,11 @@ def _fig6_file(stem: str) -> Callable[[str], str]:
 EXPERIMENT = Experiment(
     paper="deora", name="sst2",
     description="Deora et al., App. G, Figure 6: SST-2 with roberta-base, and the offline substitute.",
-    results="deora-experiments",
+    results="deora-sst2",
     parts=(Part("sst2", _sst2_part, "the real run (needs roberta-base and glue/sst2)",
-                filename=_fig6_file("sst2"), preflight=_sst2_preflight),
-           Part("substitute", _substitute_part, "the offline lexicon task", filename=_fig6_file("substitute"))),
+                filename=_fig6_file("sst2"), preflight=_sst2_preflight, config=sst2_config),
+           Part("substitute", _substitute_part, "the offline lexicon task", filename=_fig6_file("substitute"),
+                config=substitute_config)),
     default_parts=("substitute",),
     add_options=_options,
 )

@@ -14,15 +14,17 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from attention_theory._validate import check_int, check_positive, refuses_overflow
 from attention_theory.config import scale
 from attention_theory.deora import sst2 as ds
+from attention_theory.deora.sst2_substitute import run_substitute
+from attention_theory.validation import check_int, check_positive, refuses_overflow
 
 __all__ = ['fixture_pipeline_numbers', 'smoke_substitute']
 
 
 @refuses_overflow
-def fixture_pipeline_numbers(*, heads: Sequence[int] = (1, 2, 4, 8), builder: Callable[..., Any] | None = None,
+def fixture_pipeline_numbers(*, heads: Sequence[int] = (1, 2, 4, 8),
+                             builder: Callable[..., Any] | None = None,
                              lr: float = ds.PAPER["lr"], steps: int = 2) -> dict[str, Any]:
     """Run the real pipeline on the fixture; return the numbers the check compares.
 
@@ -63,7 +65,8 @@ def fixture_pipeline_numbers(*, heads: Sequence[int] = (1, 2, 4, 8), builder: Ca
                 out["output_diff"][H] = float((logits - ref_logits).abs().max())
             out["n_params"][H] = sum(p.numel() for p in model.parameters())
             before, _ = ds.evaluate(model, tok, train[0], train[1])
-            ds.finetune(model, tok, train, None, lr=lr, batch_size=len(train[1]), epochs=steps, max_steps=steps,
+            ds.finetune(model, tok, train, None, lr=lr, batch_size=len(train[1]), epochs=steps,
+                        max_steps=steps,
                         seed=0, progress=False)
             after, _ = ds.evaluate(model, tok, train[0], train[1])
             out["loss_before"][H], out["loss_after"][H] = before, after
@@ -74,8 +77,12 @@ _CACHE: dict[str, Any] = {}
 
 
 def smoke_substitute(*, progress: bool = False) -> dict[str, Any]:
-    """The substitute run at the current scale (cached: the chapter plots it and the check reads it)."""
+    """The substitute run live at the current scale: the part ``substitute`` of the experiment
+    :mod:`attention_theory.deora.sst2` with its declared configuration
+    (``EXPERIMENT.part("substitute").config_for(scale)``), cached (``book/deora/sst2.md`` plots it and
+    the check reads it)."""
     key = scale()
     if key not in _CACHE:
-        _CACHE[key] = ds.run_substitute(ds.substitute_config(key), progress=progress)
+        config = ds.EXPERIMENT.part("substitute").config_for(key)
+        _CACHE[key] = run_substitute(config, progress=progress)
     return _CACHE[key]

@@ -1,4 +1,5 @@
-"""Data, leave-one-out runs and constants for Deora et al.'s generalization analysis (Lemma 3, Eqs. (19)-(22), Lemma 11, Theorem 2, Corollary 4).
+"""Data, leave-one-out runs and constants for Deora et al.'s generalization analysis (Lemma 3, Eqs.
+(19)-(22), Lemma 11, Theorem 2, Corollary 4).
 
 The ``F-lin`` data with token and label noise, per-sample losses at many parameter points
 (:func:`sample_losses`), stacked full-data, leave-one-out and replace-one GD runs
@@ -13,12 +14,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.cluster import map_pieces
+from attention_theory.config import pick
+from attention_theory.deora import bounds as bd
+from attention_theory.deora import model as md
+from attention_theory.deora.calculus import box, log_box, search_tensor, search_value
+from attention_theory.deora.landscape import risk_batch, risk_closed_form
+from attention_theory.foundations.gd import run_first_order
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import (
     as_array,
     as_tensor,
     check_bool,
@@ -32,16 +41,13 @@ from attention_theory._validate import (
     refuses_overflow,
     torch_generator,
 )
-from attention_theory.cluster import map_pieces
-from attention_theory.config import pick
-from attention_theory.deora import bounds as bd
-from attention_theory.deora import model as md
-from attention_theory.foundations.gd import run_first_order
 
-__all__ = ['DT', 'LOORuns', 'StepData', 'alpha_ki', 'certified_config', 'certified_runs', 'certified_setup', 'expansion_factor', 'init_heads', 'lemma11_trajectory_curves', 'loo_runs', 'monte_carlo', 'monte_carlo_config', 'noisy_lin_tokens', 'norm_2inf_batch', 'practical_config', 'practical_runs', 'require', 'rho_vec', 'run_tilde_betas', 'sample_losses', 'segment_loo_losses', 'step_data', 'target_direction', 'test_losses']
+__all__ = ['alpha_ki', 'certified_config', 'certified_runs', 'certified_setup', 'cor4_sides', 'eq19_point',
+           'eq19_ratio', 'expansion_factor', 'init_heads', 'lemma11_trajectory_curves', 'loo_runs',
+           'LOORuns', 'monte_carlo', 'monte_carlo_config', 'noisy_lin_tokens', 'norm_2inf_batch',
+           'practical_config', 'practical_runs', 'require', 'rho_vec', 'run_tilde_betas', 'sample_losses',
+           'segment_loo_losses', 'step_data', 'StepData', 'target_direction', 'test_losses']
 
-
-DT = torch.float64
 
 _PRACTICAL_KEYS = ("T", "d", "R", "H", "n", "steps", "eta", "signal", "label_noise", "init_scale", "seed")
 _MC_KEYS = _PRACTICAL_KEYS + ("sets", "n_test", "checkpoints")
@@ -174,9 +180,9 @@ def loo_runs(theta0: Any, Xs: Any, ys: Any, H: int, *, eta: float, steps: int,
         raise ValueError(f"theta0 must have H (T d + d^2) = {H * md.head_size(T, d)} entries")
     eta = check_positive(eta, "eta")
     steps = check_int(steps, "steps", minimum=0)
-    weights = [torch.ones(n, dtype=DT)]
+    weights = [torch.ones(n, dtype=VERIFICATION_DTYPE)]
     for i in range(n):
-        w = torch.ones(n, dtype=DT)
+        w = torch.ones(n, dtype=VERIFICATION_DTYPE)
         w[i] = 0.0
         weights.append(w)
     data_X = [Xs] * (n + 1)
@@ -189,7 +195,7 @@ def loo_runs(theta0: Any, Xs: Any, ys: Any, H: int, *, eta: float, steps: int,
             Xi[i], yi[i] = Xr[i], yr[i]
             data_X.append(Xi)
             data_y.append(yi)
-            weights.append(torch.ones(n, dtype=DT))
+            weights.append(torch.ones(n, dtype=VERIFICATION_DTYPE))
     Wt = torch.stack(weights) / n                        # (m, n), 1/n normalisation
     XX, YY = torch.stack(data_X), torch.stack(data_y)    # (m, n, T, d), (m, n)
     m, p = Wt.shape[0], theta0.shape[0]
@@ -227,10 +233,10 @@ def segment_loo_losses(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11
     Xs = md.as_tensor(Xs, "Xs", ndim=3)
     ys = md.as_tensor(ys, "ys")
     n, K, H = runs.n, its.shape[0] - 1, runs.H
-    alphas = torch.linspace(0, 1, grid, dtype=DT)
-    mask = 1.0 - torch.eye(n, dtype=DT)                 # mask[i, j] = 1 if j != i
-    L = torch.empty(K, grid, n, dtype=DT)
-    B = torch.empty(K, grid, n, dtype=DT)
+    alphas = torch.linspace(0, 1, grid, dtype=VERIFICATION_DTYPE)
+    mask = 1.0 - torch.eye(n, dtype=VERIFICATION_DTYPE)                 # mask[i, j] = 1 if j != i
+    L = torch.empty(K, grid, n, dtype=VERIFICATION_DTYPE)
+    B = torch.empty(K, grid, n, dtype=VERIFICATION_DTYPE)
     with torch.no_grad():
         for k in range(K):
             a, b = its[k, 0], its[k, 1:n + 1]           # (p,), (n, p)
@@ -273,7 +279,7 @@ def step_data(runs: LOORuns, Xs: Any, ys: Any, *, grid: int = 11) -> StepData:
         nrm = torch.stack([norm_2inf_batch(its[k], H) for k in range(K + 1)])   # (K+1, m)
         b_end = torch.maximum(nrm[:K, :1], nrm[:K, 1:n + 1])
         full = sample_losses(its[:K + 1, 0], Xs, ys, H)                          # (K+1, n)
-        mask = 1.0 - torch.eye(n, dtype=DT)
+        mask = 1.0 - torch.eye(n, dtype=VERIFICATION_DTYPE)
         loo_at_full = (full[:K] @ mask) / n               # sum_{j != i} l_j(theta_k) / n
         loo_at_loo = runs.losses[:K, 1:n + 1]
     seg_loss, seg_b = segment_loo_losses(runs, Xs, ys, grid=grid)
@@ -311,7 +317,7 @@ def init_heads(H: int, T: int, d: int, scale: float, seed: int) -> torch.Tensor:
     scale = check_positive(scale, "scale", allow_zero=True)
     seed = check_seed(seed)
     g = torch_generator(seed)
-    th = torch.randn(H, md.head_size(T, d), generator=g, dtype=DT)
+    th = torch.randn(H, md.head_size(T, d), generator=g, dtype=VERIFICATION_DTYPE)
     th = th / torch.linalg.vector_norm(th, dim=1, keepdim=True) * scale
     return th.reshape(-1)
 
@@ -363,7 +369,8 @@ def require(ok: bool, what: str) -> None:
 
 
 def alpha_ki(sd: StepData, cfg: dict[str, Any]) -> torch.Tensor:
-    """``alpha_{k,i} = 4 eta beta~3 (L^{not i}(theta_k) + L^{not i}(theta_k^{not i})) / (3 sqrt(H))``, ``(K, n)``."""
+    """``alpha_{k,i} = 4 eta beta~3 (L^{not i}(theta_k) + L^{not i}(theta_k^{not i})) / (3 sqrt(H))``, ``(K,
+    n)``."""
     _check_step_data(sd)
     cfg = config_dict(cfg, None, ("T", "d", "R", "H", "eta"))
     check_positive(cfg["eta"], "cfg['eta']")
@@ -398,7 +405,7 @@ def test_losses(thetas: torch.Tensor, Xt: Any, yt: Any, H: int, *, chunk: int = 
     chunk = check_int(chunk, "chunk")
     Xt = md.as_tensor(Xt, "Xt", ndim=3)
     yt = md.as_tensor(yt, "yt", shape=(Xt.shape[0],))
-    tot = torch.zeros(thetas.shape[0], dtype=DT)
+    tot = torch.zeros(thetas.shape[0], dtype=VERIFICATION_DTYPE)
     with torch.no_grad():
         for s in range(0, Xt.shape[0], chunk):
             tot += sample_losses(thetas, Xt[s:s + chunk], yt[s:s + chunk], H).sum(dim=1)
@@ -428,7 +435,8 @@ def monte_carlo(cfg: dict[str, Any] | None = None, *, progress: bool = False) ->
     # one piece per training set, each from its own seeds: Dask sub-tasks inside a campaign task
     sets = map_pieces(functools.partial(_monte_carlo_set, cfg, ks), range(cfg["sets"]),
                       desc="training sets" if progress else None)
-    gap, stab, rstab, train, test = ([p[name] for p in sets] for name in ("gap", "stab", "rstab", "train", "test"))
+    gap, stab, rstab, train, test = ([p[name] for p in sets]
+                                     for name in ("gap", "stab", "rstab", "train", "test"))
     bmax = max(0.0, *(p["b_max"] for p in sets))
     out = {"k": ks, "gap": np.array(gap), "stab": np.array(stab), "rstab": np.array(rstab),
            "train": np.array(train), "test": np.array(test), "G": bd.beta1(bmax, T, d, R),
@@ -450,7 +458,8 @@ def _monte_carlo_set(cfg: dict[str, Any], ks: np.ndarray, s: int) -> dict[str, A
     L_test = test_losses(runs.iterates[ks, 0], Xt, yt, H)
     L_train = runs.losses[ks, 0]
     return {"train": L_train.numpy(), "test": L_test.numpy(), "gap": (L_test - L_train).numpy(),
-            "stab": [runs.stability(int(k)) for k in ks], "rstab": [runs.replace_stability(int(k)) for k in ks],
+            "stab": [runs.stability(int(k)) for k in ks],
+            "rstab": [runs.replace_stability(int(k)) for k in ks],
             "b_max": float(norm_2inf_batch(runs.iterates.reshape(-1, th0.shape[0]), H).max())}
 
 
@@ -463,8 +472,8 @@ def certified_config() -> dict[str, Any]:
 def target_direction(H: int, T: int, d: int) -> torch.Tensor:
     """Unit vector with ``U_h = 1_T e_1^T / sqrt(T H)`` in every head and ``W_h = 0``."""
     H, T, d = check_int(H, "H"), check_int(T, "T"), check_int(d, "d")
-    v = torch.zeros(H, md.head_size(T, d), dtype=DT)
-    U = torch.zeros(T, d, dtype=DT)
+    v = torch.zeros(H, md.head_size(T, d), dtype=VERIFICATION_DTYPE)
+    U = torch.zeros(T, d, dtype=VERIFICATION_DTYPE)
     U[:, 0] = 1.0 / math.sqrt(T * H)
     v[:, :T * d] = U.reshape(-1)
     return v.reshape(-1)
@@ -547,8 +556,80 @@ def rho_vec(D: np.ndarray, B: np.ndarray, T: np.ndarray, d: np.ndarray, R: np.nd
     try:
         np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
-        raise ValueError(f"D, B, T, d, R, H must have broadcastable shapes, got {[a.shape for a in arrays]}") from None
+        raise ValueError("D, B, T, d, R, H must have broadcastable shapes, got "
+                         f"{[a.shape for a in arrays]}") from None
     # computed on the converted arrays: a Python list times 3 would repeat the list
     D, B, T, d, R, H = (a if a.ndim else float(a) for a in arrays)
     a = 3 * np.sqrt(d) * R**2 * (3 * np.sqrt(T) * R**3 * (3 * D + B) + 2 * np.sqrt(T) * R)
     return (2 * np.sqrt(T * d) * R**3 / np.sqrt(H) + T * R**2 / 4) * a**2
+
+
+def _beta1(b: torch.Tensor, T: int, d: int, R: float) -> torch.Tensor:
+    return math.sqrt(T) * R * (2 * R**2 * b + 1)
+
+
+def _beta3(b: torch.Tensor, T: int, d: int, R: float) -> torch.Tensor:
+    return 2 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * b + 1)
+
+
+def eq19_point(size: tuple[int, int, int, int], z: Any) -> tuple:
+    """``(theta, theta', delta, eta)`` of a search point ``z = (theta, v, x_delta, x_eta)``:
+    ``theta' = theta + delta v/||v||``, ``delta`` in ``[1e-3, 1]`` and ``eta`` in ``[1e-3, 1]`` (log
+    scale).  The search point of the check of Eq. (19) (``book/deora/stability.md``)."""
+    H, T, d, _ = size
+    t = search_tensor(z)
+    p = H * md.head_size(T, d)
+    v = t[p:2 * p] / torch.linalg.vector_norm(t[p:2 * p])
+    delta, eta = log_box(t[2 * p], -3.0, 0.0), log_box(t[2 * p + 1], -3.0, 0.0)
+    return t[:p], t[:p] + delta * v, delta, eta
+
+
+def eq19_ratio(size: tuple[int, int, int, int], z: Any, data: dict, factor: Callable[..., Any],
+               mechanism_scale: float, grid: int, R: float = 1.0) -> Any:
+    """The larger of the two ratios of the check at a search point: ``||G(theta) - G(theta')||`` over
+    ``factor delta`` and over ``mechanism_scale max_alpha ||I - eta Hess|| delta`` (``grid`` points on
+    the segment; closed-form Hessians, :func:`attention_theory.deora.landscape.risk_closed_form`).  The
+    search objective of the check of Eq. (19) (``book/deora/stability.md``)."""
+    H, T, d, _ = size
+    Xs, ys = data[size]
+    th, th2, delta, eta = eq19_point(size, z)
+    f = lambda t: md.empirical_risk(t, Xs, ys, H)  # noqa: E731
+    diff = torch.linalg.vector_norm((th - eta * torch.func.grad(f)(th))
+                                    - (th2 - eta * torch.func.grad(f)(th2)))
+    al = torch.linspace(0.0, 1.0, grid, dtype=VERIFICATION_DTYPE).unsqueeze(1)
+    pts = al * th + (1 - al) * th2
+    Ls = risk_batch(pts, Xs, ys, H)
+    bs = torch.linalg.vector_norm(pts.reshape(grid, H, -1), dim=2).max(dim=1).values
+    b3 = _beta3(bs, T, d, R)
+    b2 = b3 / math.sqrt(H) + _beta1(bs, T, d, R) ** 2 / 4
+    fac = torch.as_tensor(factor(eta, b3, b2, Ls, H)).max()
+    p = th.numel()
+    mech = torch.stack([torch.linalg.eigvalsh(torch.eye(p, dtype=VERIFICATION_DTYPE) - eta
+                                              * risk_closed_form(q, Xs, ys, H)[2])
+                        .abs().max() for q in pts]).max()
+    return search_value(torch.maximum(diff / (fac * delta), diff / (mechanism_scale * mech * delta)), z)
+
+
+def cor4_sides(size: tuple[int, int], z: np.ndarray,
+               constant: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The six (lhs, rhs, ratio) of the check ``formula-implication`` of Corollary 4 at one tuple: ``z``
+    holds ``R, K, n, g_0(1/K)``, ``g_0(1)/g_0(1/K)``, ``g(1/K)``, ``B/g(1/K)``, ``K L^(theta_(1/K))``,
+    ``L^(theta_0)``, ``eta/eta_max`` (log scales and fractions in the ranges of the random tuples; ``K``,
+    ``n`` taken real).  The search objective of that check (``book/deora/stability.md``)."""
+    T, d = (np.array([float(v)]) for v in size)
+    R, K, n = log_box(z[0], 0, 0.5), log_box(z[1], 0, 6), log_box(z[2], 0, 6)
+    g0K = log_box(z[3], -3, 1)
+    g0_1 = g0K * box(z[4], 0.1, 1.0)
+    gK = log_box(z[5], -2, 1)
+    B = gK * box(z[6], 0.0, 1.0)
+    L_t = box(z[7], 0.0, 1.0) / K
+    L0 = log_box(z[8], -3, 1)
+    sqrtH = 256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (3 * g0K + gK) + 1) * g0K**2
+    H = np.ceil(sqrtH**2) + 1
+    eta = min(1.0, float(1 / rho_vec(g0K, gK, T, d, R, H)[0]), g0_1**2, g0_1**2 / L0) * box(z[9], 0.01, 1.0)
+    lhs = np.array([float((256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (3 * g0K + B) + 1)
+                           * g0K**2)[0]),
+                    eta * K * L_t, eta * L0, eta, float(eta * rho_vec(g0K, B, T, d, R, H)[0]),
+                    float((4.0 / n * (2 * K * L_t + 9 * g0K**2 / (4 * eta))))])
+    rhs = np.array([float(np.sqrt(H)[0]), g0K**2, g0K**2, 1.0, 1.0, constant * g0K**2 / (eta * n)])
+    return lhs, rhs, lhs / rhs

@@ -1,4 +1,5 @@
-"""Data, initializations and gradient-descent runs for Deora et al.'s training analysis (Lemmas 7-10, Theorem 1, Corollary 3).
+"""Data, initializations and gradient-descent runs for Deora et al.'s training analysis (Lemmas 7-10, Theorem
+1, Corollary 3).
 
 "Easy" data and a bad initialization with a target that raises every margin, the ``F-lin``
 fixture with its exact one-dimensional GD reduction (:func:`flin_margins`), the step-size
@@ -16,7 +17,21 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.config import pick
+from attention_theory.deora import bounds as bd
+from attention_theory.deora import model as md
+from attention_theory.deora.calculus import box, log_box
+from attention_theory.deora.landscape import (
+    loss_and_grad,
+    norm_2inf,
+    random_heads,
+    risk_batch,
+    risk_fn,
+    segment_max,
+)
+from attention_theory.foundations.gd import run_first_order
+from attention_theory.foundations.tensors import f64
+from attention_theory.validation import (
     as_tensor,
     check_bool,
     check_callable,
@@ -26,23 +41,16 @@ from attention_theory._validate import (
     check_seed,
     refuses_overflow,
 )
-from attention_theory.config import pick
-from attention_theory.deora import bounds as bd
-from attention_theory.deora import model as md
-from attention_theory.deora.landscape import (
-    loss_and_grad,
-    norm_2inf,
-    random_heads,
-    risk_fn,
-    segment_max,
-)
-from attention_theory.foundations.gd import run_first_order
-from attention_theory.foundations.tensors import f64
 
-__all__ = ['DT', 'PROOF_SCHEMA', 'Smoothness', 'bad_init', 'cached_runs', 'certified_step', 'easy_data', 'easy_target', 'flin_data', 'flin_direction', 'flin_margins', 'flin_realizability', 'gd_run', 'paper_smoothness', 'segment_loss_max']
+__all__ = ["PROOF_SCHEMA", "Smoothness", "bad_init", "cached_runs", "certified_instance", "certified_runs",
+           "certified_step", "cor3_sides", "easy_data", "easy_target", "flin_data", "flin_direction",
+           "flin_instance", "flin_margins", "flin_realizability", "flin_uphill", "gd_run", "heads_exact_sqrt",
+           "order_grid", "paper_smoothness", "rho_corrected_order", "segment_loss_max", "segment_tau",
+           "thm1_sides"]
 
 
-DT = torch.float64
+def _softplus(z: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, z)
 
 
 def easy_data(n: int, T: int, d: int, *, phi: float = 0.3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -277,6 +285,189 @@ def flin_realizability(eps: float, m0: float, H: int, T: int) -> dict[str, float
     m_star = -math.log(math.expm1(eps))           # smallest margin with log(1 + e^{-m}) <= eps
     m = max(m_star, m0)
     return {"g0": (m - m0) / math.sqrt(T), "g": abs(m) / math.sqrt(T * H), "margin": m}
+
+
+def flin_uphill(m0: float, mt: float, T: int = 4, d: int = 2) -> tuple[np.ndarray, float, dict]:
+    """Lemma 10 on ``F-lin`` with a target of margin ``mt < m0`` (behind the start): ``H`` from (74)
+    (iterated, since ``B = |mt|/sqrt(T H)`` depends on it), ``eta = 1 ^ 1/rho ^ D^2/L(theta_0)`` and the
+    largest ``K`` of (73), ``D^2/(eta L(theta))``; GD (the exact margin recursion :func:`flin_margins`)
+    raises the margin, away from the target, at every step.  Returns ``(||theta_k - theta||, D, info)``
+    with ``||theta_k - theta|| = |m_k - mt|/sqrt(T)``, ``D = (m0 - mt)/sqrt(T)``.  Used by the check of
+    Lemma 10 (``book/deora/training.md``)."""
+    m0, mt = check_real(m0, "m0"), check_real(mt, "mt")
+    if not mt < m0:
+        raise ValueError(f"mt must lie behind the start (mt < m0), got m0 = {m0}, mt = {mt}")
+    T, d = check_int(T, "T"), check_int(d, "d")
+    D = (m0 - mt) / math.sqrt(T)
+    H = 1
+    for _ in range(40):
+        B = abs(mt) / math.sqrt(T * H)
+        need = bd.thm1_heads_needed(D, B, T, d, 1.0)
+        if need <= H:
+            break
+        H = need
+    Lt, L0 = float(_softplus(np.array(-mt))), float(_softplus(np.array(-m0)))
+    eta = min(1.0, 1.0 / bd.rho(D, B, T, d, 1.0, H), D**2 / L0)
+    K = max(1, int(D**2 / (eta * Lt)))
+    m = flin_margins(m0, eta, K, T)
+    return np.abs(m - mt) / math.sqrt(T), D, {"H": H, "K": K, "eta": eta}
+
+
+def segment_tau(run: dict, theta: torch.Tensor, th_k: torch.Tensor) -> float:
+    """``tau_k = (beta3(theta) v beta3(theta_k)) / sqrt(H) max_[theta_k, theta] L`` (Lemma 8's curvature
+    coefficient) for a run of :func:`cached_runs` (the segment maximum on a grid of 11 or 41 points).
+    Used by the checks of ``book/deora/training.md``."""
+    H, T, d, R = run["H"], run["T"], run["d"], run["R"]
+    b3 = max(bd.beta3(norm_2inf(theta, H, T, d), T, d, R), bd.beta3(norm_2inf(th_k, H, T, d), T, d, R))
+    mL = segment_loss_max(lambda th: risk_batch(th, run["Xs"], run["ys"], H), th_k, theta,
+                          grid=pick(11, 41))
+    return b3 / math.sqrt(H) * mL
+
+
+def certified_instance(rng: np.random.Generator, *, D: float, uphill: bool, T: int = 2, d: int = 2,
+                        R: float = 1.0, n: int = 8, head_norm: float = 0.3) -> dict:
+    """A certified instance of Lemma 10 / Theorem 3 on ``F-rand``: ``H`` from (74) (with the
+    target's ``||theta||_{2,inf}``, iterated since it depends on ``H``), ``eta`` and ``K`` from
+    (73) and Theorem 3's step-size condition.  Used by :func:`certified_runs`."""
+    Xs, ys = md.sample_bounded_tokens(n, T, d, R, seed=int(rng.integers(1 << 30)))
+    H = 1
+    hseed = int(rng.integers(1 << 30))
+    for _ in range(20):
+        loss = risk_fn(Xs, ys, H)
+        th0 = random_heads(np.random.default_rng(hseed), H, T, d,
+                           u_scale=head_norm / math.sqrt(2), w_scale=head_norm / math.sqrt(2))
+        L0, g0 = loss_and_grad(loss, th0)
+        v = g0 if uphill else -g0
+        theta = th0 + D * v / torch.linalg.norm(v)
+        B = norm_2inf(theta, H, T, d)
+        need = bd.thm1_heads_needed(D, B, T, d, R)
+        if need <= H:
+            break
+        H = need
+    Lt = float(loss(theta))
+    eta = min(1.0, 1.0 / bd.rho(D, B, T, d, R, H), D**2 / float(L0))
+    K = max(1, int(D**2 / (eta * Lt)))          # largest K allowed by (73) at this eta
+    K = min(K, pick(60, 400))
+    cert = bd.thm1_certificate(D, B, T, d, R, K, Lt, float(L0), H=H)
+    eta = cert["eta"]
+    return dict(loss=loss, th0=th0, theta=theta, H=H, T=T, d=d, R=R, K=K, eta=eta, D=D, B=B,
+                Lt=Lt, L0=float(L0), cert=cert, Xs=Xs, ys=ys)
+
+
+_CERT_CACHE: dict[tuple, list[dict]] = {}
+
+
+def certified_runs(seed: int) -> list[dict]:
+    """GD runs of three certified ``F-rand`` instances (:func:`certified_instance`: ``D`` in {0.2, 0.15},
+    downhill and uphill targets), cached per seed.  Used by the checks of Lemma 10 and Theorem 3
+    (``book/deora/training.md``)."""
+    key = (seed,)
+    if key not in _CERT_CACHE:
+        rng = np.random.default_rng(seed)
+        out = []
+        for D, uphill in ((0.2, False), (0.2, True), (0.15, False)):
+            inst = certified_instance(rng, D=D, uphill=uphill)
+            tr = run_first_order(inst["loss"], inst["th0"], steps=inst["K"], lr=inst["eta"],
+                                 keep_iterates=True)
+            inst["tr"] = tr
+            inst["name"] = f"F-rand certified D={D}{' uphill' if uphill else ''} H={inst['H']}"
+            out.append(inst)
+        _CERT_CACHE[key] = out
+    return _CERT_CACHE[key]
+
+
+def flin_instance(m_target: float, T: int, d: int, m0: float = 0.0) -> dict:
+    """Certified Theorem-3 instance on ``F-lin`` (``R = 1``): target margin ``m_target`` from a
+    start with margin ``m0``; ``H`` from the head condition, ``K`` so that the two step-size
+    caps ``1/rho`` and ``D^2/(K L(theta))`` balance, ``eta`` the largest admissible.  Used by the check
+    ``certified-f-lin`` of Theorem 1 (``book/deora/training.md``)."""
+    m_target, m0 = check_real(m_target, "m_target"), check_real(m0, "m0")
+    if m_target <= m0:
+        raise ValueError(f"m_target must exceed m0, got m_target = {m_target}, m0 = {m0}")
+    T, d = check_int(T, "T"), check_int(d, "d")
+    D = (m_target - m0) / math.sqrt(T)
+    H = 1
+    for _ in range(30):
+        B = abs(m_target) / math.sqrt(T * H)          # ||theta||_{2,inf}: theta_h = (m/(T sqrt H)) 1 e^T
+        need = bd.thm1_heads_needed(D, B, T, d, 1.0)
+        if need <= H:
+            break
+        H = need
+    Lt = float(_softplus(np.array(-m_target)))
+    L0 = float(_softplus(np.array(-m0)))
+    K = max(1, math.ceil(D**2 * bd.rho(D, B, T, d, 1.0, H) / Lt))
+    cert = bd.thm1_certificate(D, B, T, d, 1.0, K, Lt, L0, H=H)
+    return dict(D=D, B=B, H=H, K=K, eta=cert["eta"], Lt=Lt, L0=L0, cert=cert, m0=m0, m_target=m_target)
+
+
+def thm1_sides(size: tuple[int, int], z: np.ndarray,
+               a_fn: Callable[..., float]) -> tuple[np.ndarray, np.ndarray]:
+    """The two (lhs, rhs) of :func:`check_thm1_formulas` at ``z = (R, D, B, H, eta)`` (log scales in the
+    grid's ranges; ``H`` rounded down to an integer).  The search objective of the check
+    ``formula-grid`` of Theorem 1 (``book/deora/training.md``)."""
+    T, d = size
+    R, D, B, Hr, eta = (float(log_box(z[i], lo, hi)) for i, (lo, hi)
+                        in enumerate(((0, 1), (-3, 3), (-3, 3), (0, 12), (-8, 0))))
+    H = max(1, int(Hr))
+    Th = bd.theta_k_bound(eta, 3 * D, B, T, R)
+    re = bd.rho_eta(eta, D, B, T, d, R, H)
+    r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
+    return np.array([bd.beta2(Th, T, d, R, H), re]), np.array([re, r])
+
+
+@refuses_overflow
+def rho_corrected_order(D: float, B: float, T: int, d: int, R: float, H: int) -> float:
+    """The corrected order of Theorem 1's smoothness ``rho``:
+    ``81/4 (1 + 8 sqrt(d) R / sqrt(T H)) d T^2 R^12 (3D + B + 1)^2``, which bounds Theorem 3's ``rho``.
+    Used by the check ``main-text-rho-order`` (``book/deora/training.md``)."""
+    D, B, R = check_positive(D, "D"), check_positive(B, "B", allow_zero=True), check_positive(R, "R")
+    T, d, H = check_int(T, "T"), check_int(d, "d"), check_int(H, "H")
+    return 81 / 4 * (1 + 8 * math.sqrt(d) * R / math.sqrt(T * H)) * d * T**2 * R**12 * (3 * D + B + 1) ** 2
+
+
+def order_grid(seed: int) -> list[tuple]:
+    """A random log-uniform grid of ``(D, B, T, d, R, H)`` (``D, B`` in ``[1e-3, 1e2]``, ``T, d`` up to
+    ``10^3``, ``R`` up to 10, ``H`` up to ``10^12``; 2000 at smoke scale, 20000 at full scale) on which
+    the main-text orders of Theorem 1 are compared with Theorem 3 (``book/deora/training.md``)."""
+    check_seed(seed, "seed")
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(pick(2000, 20000)):
+        out.append((float(10 ** rng.uniform(-3, 2)), float(10 ** rng.uniform(-3, 2)),
+                    int(10 ** rng.uniform(0, 3)), int(10 ** rng.uniform(0, 3)),
+                    float(10 ** rng.uniform(0, 1)), int(10 ** rng.uniform(0, 12))))
+    return out
+
+
+@refuses_overflow
+def heads_exact_sqrt(D: float, B: float, T: int, d: int, R: float) -> float:
+    """Theorem 3's head condition, the least ``sqrt(H)``:
+    ``36 sqrt(T d) R^3 (3 sqrt(d) R^2 (3D + B) + 1) D^2``.  Used by the checks of Theorem 1 and
+    Corollary 3 (``book/deora/training.md``)."""
+    D, B, R = check_positive(D, "D"), check_positive(B, "B", allow_zero=True), check_positive(R, "R")
+    T, d = check_int(T, "T"), check_int(d, "d")
+    return 36 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2
+
+
+def cor3_sides(size: tuple[int, int], z: np.ndarray, inner: float) -> tuple[np.ndarray, np.ndarray]:
+    """The four (lhs, rhs) of :func:`check_cor3` at ``z = (R, K, g0(1), g0(1/K)/g0(1), g(1/K), L(theta_0),
+    H/H_min, eta/eta_max, B/g(1/K), K L(theta))`` (log scales and fractions in the ranges of the random
+    tuples; ``K`` and ``H`` integers).  The search objective of the check ``formula-implication`` of
+    Corollary 3 (``book/deora/training.md``)."""
+    T, d = size
+    R = float(log_box(z[0], 0, 0.7))
+    K = max(1, int(log_box(z[1], 0, 6)))
+    g01 = float(log_box(z[2], -2, 1))
+    g0K = g01 * float(log_box(z[3], 0, 1))
+    gK = float(log_box(z[4], -2, 1.5))
+    L0 = float(log_box(z[5], -2, 1))
+    H = int(bd.cor3_heads_needed(g0K, gK, T, d, R, inner=inner) * float(log_box(z[6], 0, 1)))
+    eta = bd.cor3_step_size(g0K, gK, g01, T, d, R, H, L0, inner=inner) * float(box(z[7], 0.1, 1.0))
+    B = gK * float(box(z[8], 0.0, 1.0))
+    Lt = float(box(z[9], 0.0, 1.0)) / K
+    return (np.array([heads_exact_sqrt(g0K, B, T, d, R), eta * bd.rho(g0K, B, T, d, R, H), eta * K * Lt,
+                      eta * L0]),
+            np.array([math.sqrt(H), 1.0, g0K**2, g0K**2]))
 
 
 #: Edges of the training proof (Figure 1, reconstructed from App. B): (source, target, note).

@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_order, check_positive
+from attention_theory.validation import as_array, check_order, check_positive
 
 __all__ = [
     "sup_distances",

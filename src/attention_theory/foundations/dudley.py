@@ -14,8 +14,8 @@ import dataclasses
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_positive
 from attention_theory.foundations.covering import covering_number, sup_distances
+from attention_theory.validation import as_array, check_positive
 
 __all__ = ["DudleyResult", "dudley_bound"]
 

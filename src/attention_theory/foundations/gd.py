@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-from attention_theory._validate import as_tensor, check_int, refuses_overflow
+from attention_theory.validation import as_tensor, check_int, refuses_overflow
 
 __all__ = ["Trajectory", "loss_and_grad", "run_first_order"]
 

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from attention_theory._validate import check_int, check_positive, check_seed, refuses_overflow
+from attention_theory.validation import check_int, check_positive, check_seed, refuses_overflow
 
 __all__ = ["hvp_function", "hessian_operator", "exact_hessian", "lanczos_extreme",
            "lambda_min", "spectral_norm"]

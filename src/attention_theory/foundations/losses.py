@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_positive, reject_masked
 from attention_theory.foundations.softmax import softmax
+from attention_theory.validation import as_array, check_positive, reject_masked
 
 __all__ = [
     "logistic_loss",

@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import gammaln
 
-from attention_theory._validate import as_matrix, as_vector, check_int, check_positive, refuses_overflow
+from attention_theory.validation import as_matrix, as_vector, check_int, check_positive, refuses_overflow
 
 __all__ = [
     "maurey_rhs",
@@ -196,7 +196,8 @@ def cover_columns_l1(W: np.ndarray, Bw: float, Bx: float, eps: float, *,
     """
     W = as_matrix(W, "W")
     Bw = check_positive(Bw, "Bw")
-    _check_class(W, Bw, lambda A: float(np.abs(A).sum(axis=0).max()), "||W||_{1,inf} (largest column l1 norm)")
+    _check_class(W, Bw, lambda A: float(np.abs(A).sum(axis=0).max()),
+                 "||W||_{1,inf} (largest column l1 norm)")
     Bx, eps = check_positive(Bx, "Bx"), check_positive(eps, "eps")
     K = maurey_K(Bw, Bx, eps) if K is None else check_int(K, "K")
     atoms = l1_ball_atoms(W.shape[0], Bw)

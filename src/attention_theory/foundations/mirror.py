@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_int, check_order, check_positive, refuses_overflow
+from attention_theory.validation import as_array, check_int, check_order, check_positive, refuses_overflow
 
 __all__ = [
     "conjugate_exponent",
@@ -143,7 +143,8 @@ def directional_bregman(W_ref: Any, W: Any, p: float, *, batch_dims: int = 0) ->
     try:
         np.broadcast_shapes(W_ref.shape, W.shape)
     except ValueError:
-        raise ValueError(f"W_ref and W must have broadcastable shapes, got {W_ref.shape} and {W.shape}") from None
+        raise ValueError(f"W_ref and W must have broadcastable shapes, got {W_ref.shape} and "
+                         f"{W.shape}") from None
     p = _p(p)
     batch_dims = check_int(batch_dims, "batch_dims", minimum=0)
     if batch_dims == 0 and W_ref.shape != W.shape:

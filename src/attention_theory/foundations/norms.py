@@ -1,4 +1,4 @@
-"""Matrix norms used by the four papers, under names that say what they are.
+"""Matrix norms used by the papers of the book, under names that say what they are.
 
 The papers use the same symbol for different norms, so this module never uses
 the bare symbol ``||W||_{a,b}``:
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from attention_theory._validate import (
+from attention_theory.validation import (
     as_array,
     as_matrix,
     as_vector,

@@ -14,7 +14,8 @@ import itertools
 
 import numpy as np
 
-from attention_theory._validate import (
+from attention_theory.foundations.norms import dual_exponent, vector_norm
+from attention_theory.validation import (
     as_matrix,
     as_vector,
     check_int,
@@ -23,7 +24,6 @@ from attention_theory._validate import (
     check_seed,
     refuses_overflow,
 )
-from attention_theory.foundations.norms import dual_exponent, vector_norm
 
 __all__ = [
     "MAX_EXACT_N",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_theory._validate import as_array, refuses_overflow
+from attention_theory.validation import as_array, refuses_overflow
 
 __all__ = ["softmax", "softmax_jacobian", "softmax_second_derivative"]
 

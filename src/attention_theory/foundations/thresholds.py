@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from attention_theory._validate import (
+from attention_theory.foundations.rademacher import rademacher_exact, rademacher_mc
+from attention_theory.validation import (
     as_vector,
     check_int,
     check_positive,
@@ -21,7 +22,6 @@ from attention_theory._validate import (
     check_rng,
     refuses_overflow,
 )
-from attention_theory.foundations.rademacher import rademacher_exact, rademacher_mc
 
 __all__ = ["threshold_true_risks", "threshold_sample", "threshold_loss_matrix", "threshold_bound_ratios"]
 
@@ -69,7 +69,8 @@ def threshold_loss_matrix(x: np.ndarray, y: np.ndarray, m: int = 20) -> np.ndarr
 def threshold_bound_ratios(n: int, n_samples: int, delta: float, multiplier: float,
                            rng: np.random.Generator, n_draws: int) -> np.ndarray:
     """``sup_h gap / (multiplier * RHS)`` of Eq. (2.3) over independent samples of size ``n``."""
-    n, n_samples, n_draws = check_int(n, "n"), check_int(n_samples, "n_samples"), check_int(n_draws, "n_draws")
+    n, n_samples = check_int(n, "n"), check_int(n_samples, "n_samples")
+    n_draws = check_int(n_draws, "n_draws")
     delta = check_probability(delta, "delta")
     multiplier = check_positive(multiplier, "multiplier")
     rng = check_rng(rng)
@@ -80,6 +81,9 @@ def threshold_bound_ratios(n: int, n_samples: int, delta: float, multiplier: flo
         x, y = threshold_sample(n, rng)
         L = threshold_loss_matrix(x, y)
         gap = float(np.max(np.abs(L.mean(axis=1) - risks)))
-        rad = rademacher_exact(L) if n <= 12 else rademacher_mc(L, n_draws, seed=int(rng.integers(1 << 30)))[0]
+        if n <= 12:
+            rad = rademacher_exact(L)
+        else:
+            rad = rademacher_mc(L, n_draws, seed=int(rng.integers(1 << 30)))[0]
         out[s] = gap / (multiplier * (2.0 * rad + conf))
     return out

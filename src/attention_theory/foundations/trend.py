@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from attention_theory._validate import as_vector
+from attention_theory.validation import as_vector
 
 __all__ = ["TrendEstimate", "log_slope", "ExponentEstimate", "power_exponent", "exponent_outcome"]
 
@@ -174,7 +174,8 @@ def exponent_outcome(x: Sequence[float], ratio: Sequence[float], *, margin: floa
 
     if claim not in ("refute", "support"):
         raise ValueError(f"claim must be 'refute' or 'support', got {claim!r}")
-    if isinstance(margin, bool) or not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
+    if isinstance(margin, bool) or not (isinstance(margin, (int, float)) and math.isfinite(margin)
+                                        and margin > 0):
         raise ValueError(f"margin must be a finite number > 0, got {margin!r}")
     est = power_exponent(x, ratio, level=level)
     side = est.low if claim == "refute" else est.high

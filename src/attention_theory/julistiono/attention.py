@@ -1,10 +1,13 @@
 """Instances and runs for the convergence lemmas of Julistiono, Tarzanagh & Azizan (reconstructed).
 
 Token selections (the globally and worst optimal ``alpha``), cone instances around the l_p
-max-margin direction and points inside the cone, the constants of Lemmas 17-21, gradients at
-saturated softmax, l_p-AttGD trajectories, and the runs of experiment E1. The checks of
-:mod:`attention_theory.julistiono.checks.attention` and :mod:`attention_theory.julistiono.experiments`
-use them.
+max-margin direction and points inside the cone, the constants of Lemmas 17-21 (and Lemma 18's
+search objectives and tight family), gradients at saturated softmax, l_p-AttGD trajectories, and
+the runs of experiment E1. Used by the chapters ``book/julistiono/attention-svm.md``,
+``convergence.md`` and ``experiments.md``, the checks of
+:mod:`attention_theory.julistiono.checks.attention_svm` and
+:mod:`attention_theory.julistiono.checks.convergence`, and
+:mod:`attention_theory.julistiono.mirror_descent_training`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from attention_theory.julistiono.svm import (
     select_alpha,
     support_tokens,
 )
+from attention_theory.search import NO_INSTANCE
 
 
 def global_alpha(gamma: np.ndarray) -> np.ndarray:
@@ -89,7 +93,8 @@ def cone_constants(X: np.ndarray, z: np.ndarray, sol: AttSVMSolution, support: n
     slack = sol.margins[nonsup] - 1.0
     delta = 0.5 * min(1.0, float(np.min(slack)) if slack.size else 1.0)
     diffs = X[:, :, None, :] - X[:, None, :, :]
-    A = float(np.max(np.sum(np.abs(diffs) ** q, axis=-1) ** (1 / q) * (np.sum(np.abs(z) ** q, axis=-1) ** (1 / q))[:, None, None]))
+    A = float(np.max(np.sum(np.abs(diffs) ** q, axis=-1) ** (1 / q)
+                     * (np.sum(np.abs(z) ** q, axis=-1) ** (1 / q))[:, None, None]))
     eps = delta / (2 * A * sol.norm)
     D = d * d
     mu0 = eps ** p / (p * 2 ** p) if p >= 2 else (p - 1) / 2 * (eps * D ** (0.5 - 1 / p)) ** 2
@@ -151,7 +156,8 @@ def adversarial_directions(inst: ConeInstance) -> list[np.ndarray]:
     return out
 
 
-def cone_points(inst: ConeInstance, directions: np.ndarray, mus: np.ndarray, *, iters: int = 60) -> np.ndarray:
+def cone_points(inst: ConeInstance, directions: np.ndarray, mus: np.ndarray, *,
+                iters: int = 60) -> np.ndarray:
     """Batched :func:`cone_point`: ``directions (m, d, d)``, targets ``mus (m,)`` -> ``(m, d, d)``."""
     p = inst.p
     Wh = unit(inst.Wmm, p)
@@ -218,7 +224,8 @@ def scaled_correlation(inst: ConeInstance, W: np.ndarray, V: np.ndarray, shift: 
     w = s_alpha[:, None] * e                          # s_t, t != alpha
     with np.errstate(over="ignore"):  # a shift far above a gap overflows to inf, which the callers reject
         ws = s_alpha[:, None] * np.where(mask, np.exp(-gaps + shift), 0.0)   # s_t e^shift
-    cov_scaled = np.sum(ws * gt * at, axis=1) - product_term * np.sum(w * gt, axis=1) * np.sum(ws * at, axis=1)
+    cov_scaled = (np.sum(ws * gt * at, axis=1)
+                  - product_term * np.sum(w * gt, axis=1) * np.sum(ws * at, axis=1))
     u = inst.gamma[ar, inst.alpha] - np.sum(w * gt, axis=1)
     lp = -mj.loss_derivative(u, loss)
     return float(np.mean(lp * cov_scaled)), shift
@@ -274,15 +281,17 @@ def lemma21_R_eps(inst: ConeInstance, eps: float, loss: str = "logistic") -> flo
 
 def lemma21_lower_bound(inst: ConeInstance, eps: float, rho: float, loss: str = "logistic") -> float:
     """The book's lower bound on ``e^rho <-grad L(W), W^mm - (1-eps) Wbar>`` (``W = rho Wbar`` in the cone):
-    ``[m_l eps gmin / T - M_1 n (T-1) Gamma (delta/2) e^{-rho eps/(1-eps)} - M_1 n (T-1) Gamma B e^{-3 delta rho/2}
-    - M_1 n (T-1)^2 Gamma B e^{-(1-delta) rho}] / n`` with ``B = 2 A ||W^mm||``."""
+    ``[m_l eps gmin / T - M_1 n (T-1) Gamma (delta/2) e^{-rho eps/(1-eps)}
+    - M_1 n (T-1) Gamma B e^{-3 delta rho/2} - M_1 n (T-1)^2 Gamma B e^{-(1-delta) rho}] / n`` with
+    ``B = 2 A ||W^mm||``."""
     c = lemma20_constants(inst, loss)
     n, T, _ = inst.X.shape
     d = inst.delta
     B = 2 * c["Abar"]
     k = c["M1"] * n * c["Gamma"]
     return (c["m_l"] * eps * c["gamma_min"] / T - k * (T - 1) * d / 2 * math.exp(-rho * eps / (1 - eps))
-            - k * (T - 1) * B * math.exp(-1.5 * d * rho) - k * (T - 1) ** 2 * B * math.exp(-(1 - d) * rho)) / n
+            - k * (T - 1) * B * math.exp(-1.5 * d * rho)
+            - k * (T - 1) ** 2 * B * math.exp(-(1 - d) * rho)) / n
 
 
 def grad_autograd(W, X, z, Y, v, loss):
@@ -317,7 +326,8 @@ def saturation_errors(radii: tuple[float, ...] = (1, 5, 10, 20, 40, 80, 160, 320
             u = sum(s[t] * mp.mpf(float(gamma[i, t])) for t in range(T))
             c = [s[t] * (mp.mpf(float(gamma[i, t])) - u) for t in range(T)]
             lpr = -1 / (1 + mp.e ** u)
-            vec = np.array([float(lpr * sum(c[t] * mp.mpf(float(X[i, t, k])) for t in range(T))) for k in range(d)])
+            vec = np.array([float(lpr * sum(c[t] * mp.mpf(float(X[i, t, k])) for t in range(T)))
+                            for k in range(d)])
             ref += np.outer(vec, z[i]) / n
         sc = np.abs(ref).max()
         out["naive"].append(np.abs(mj.gradient_W(W, X, z, Y, v, stable=False) - ref).max() / sc)
@@ -330,11 +340,100 @@ LEMMA19_PS = (1.25, 1.75, 2.0, 3.0, 4.0)
 
 
 def lemma17_bound(inst: ConeInstance, rho: float, consts: dict[str, float]) -> float:
-    """(17) divided by ``e^{-(1+delta/2) rho}``: ``[c_+ - c_- e^{-delta rho} - c_2 e^{-(1-3delta/2) rho}] / n``."""
+    """(17) divided by ``e^{-(1+delta/2) rho}``: ``[c_+ - c_- e^{-delta rho} - c_2 e^{-(1-3delta/2) rho}]
+    / n``."""
     d = inst.delta
     n = inst.X.shape[0]
     return (consts["c_plus"] - consts["c_minus"] * math.exp(-d * rho)
             - consts["c_2"] * math.exp(-(1 - 1.5 * d) * rho)) / n
+
+
+def lemma18_constant(data: dict[str, np.ndarray], scale: float = 1.0) -> float:
+    """Lemma 18's gradient bound ``G = M_1/(2n) sum_i ||X_i||_2 ||gamma_i||_2 ||z_i||_2`` of the data set
+    ``data`` (``X (n, T, d)``, ``Y (n,)``, ``z (n, d)``, ``v (d,)``) for the logistic loss (``M_1 = 1``),
+    times ``scale`` (the negative controls' knob)."""
+    M1 = 1.0  # logistic: |l'| <= 1
+    g_ = mj.scores(data["X"], data["Y"], data["v"])
+    return scale * M1 / (2 * data["X"].shape[0]) * sum(
+        np.linalg.norm(data["X"][i], 2) * np.linalg.norm(g_[i]) * np.linalg.norm(data["z"][i])
+        for i in range(data["X"].shape[0]))
+
+
+def lemma18_data_dim(shape: tuple[int, int, int]) -> int:
+    """Length of a search point ``(X, z, v, W)`` of the data-moving Lemma 18 search at ``shape = (n, T,
+    d)``."""
+    n, T, d = shape
+    return n * T * d + n * d + d + d * d
+
+
+def lemma18_data_ratio(Y: np.ndarray, scale: float, shape: tuple[int, int, int], kind: str, x: Any) -> Any:
+    """``||grad L(W)||_F / G`` (kind ``"F"``) or ``||grad L(W)||_{3/2} / (D^(1/6) G)`` (``"q=1.5"``) at
+    the data set of ``shape`` and ``W`` read from the search point ``x = (X, z, v, W)``, labels ``Y``;
+    ``G`` is Lemma 18's constant of that data set times ``scale``.  A torch ``x`` gives a torch value
+    (the gradient by autograd, differentiated again), a numpy one the closed form of Lemma 17."""
+    n, T, d = shape
+    qq, fac = (2.0, 1.0) if kind == "F" else (1.5, float(d * d) ** (1 / 1.5 - 0.5))
+    k1, k2, k3 = n * T * d, n * T * d + n * d, n * T * d + n * d + d
+    if not isinstance(x, torch.Tensor):
+        x = np.asarray(x, dtype=np.float64)
+        if not np.all(np.isfinite(x)):
+            return NO_INSTANCE
+        Xn, zn, vn = x[:k1].reshape(n, T, d), x[k1:k2].reshape(n, d), x[k2:k3]
+        with np.errstate(all="ignore"):
+            g = mj.make_gradient(Xn, zn, Y, vn)(x[k3:].reshape(d, d))[0]
+            gam = Y[:, None] * (Xn @ vn)
+            G = scale / (2 * n) * sum(np.linalg.norm(Xn[i], 2) * np.linalg.norm(gam[i])
+                                      * np.linalg.norm(zn[i]) for i in range(n))
+            val = float(np.sum(np.abs(g) ** qq) ** (1 / qq)) / (fac * G) if G > 0 else NO_INSTANCE
+        return val if math.isfinite(val) else NO_INSTANCE
+    with torch.enable_grad():
+        t = x if x.requires_grad else x.detach().requires_grad_(True)
+        Xt, zt, vt, Wt = t[:k1].reshape(n, T, d), t[k1:k2].reshape(n, d), t[k2:k3], t[k3:].reshape(d, d)
+        Yt = torch.as_tensor(Y)
+        (gr,) = torch.autograd.grad(mj.objective_torch(Wt, Xt, zt, Yt, vt), Wt, create_graph=True)
+        gam = Yt[:, None] * (Xt @ vt)
+        G = scale / (2 * n) * (torch.linalg.matrix_norm(Xt, 2) * torch.linalg.vector_norm(gam, dim=1)
+                               * torch.linalg.vector_norm(zt, dim=1)).sum()
+        return (gr.abs() ** qq).sum() ** (1 / qq) / (fac * G)
+
+
+def lemma18_tight_instance(a: float) -> dict[str, np.ndarray]:
+    """The data set and ``W`` of Lemma 18's tight family at token size ``a``: ``n = 1``, ``T = 2``,
+    ``d = 1``, ``x = (a, -a)``, ``v = z = Y = 1``, ``W = -a^(-3/2)``."""
+    return {"X": np.array([[[a], [-a]]]), "z": np.ones((1, 1)), "Y": np.ones(1), "v": np.ones(1),
+            "W": np.array([[-a ** -1.5]])}
+
+
+def lemma18_search_ratio(size: tuple[tuple[int, int, int], str, str], t: Any, *, labels: dict,
+                         gradients: dict, tensors: dict, constants: dict, scale: float) -> Any:
+    """The objective of Lemma 18's search at ``size = (shape, kind, mode)``: mode ``"data"`` moves the
+    data and ``W`` together (:func:`lemma18_data_ratio` with ``labels[shape]``); mode ``"W"`` moves
+    ``W`` on the fixed data set of ``shape``, ``||grad L(W)||_F / G`` (kind ``"F"``) or
+    ``||grad L(W)||_{3/2} / (D^(1/6) G)`` (``"q=1.5"``), with ``G = constants[shape]``, the numpy gradient
+    closure ``gradients[shape]`` and the torch data ``tensors[shape]`` (a torch ``t``: autograd, kept
+    differentiable)."""
+    shape, kind, mode = size
+    if mode == "data":
+        return lemma18_data_ratio(labels[shape], scale, shape, kind, t)
+    dd = shape[2]
+    qq, fac = (2.0, 1.0) if kind == "F" else (1.5, float(dd * dd) ** (1 / 1.5 - 0.5))
+    if not isinstance(t, torch.Tensor):
+        return entrywise_lp(gradients[shape](np.reshape(t, (dd, dd)))[0], qq) / (fac * constants[shape])
+    with torch.enable_grad():
+        tt = t if t.requires_grad else t.detach().requires_grad_(True)
+        Wt = tt.reshape(dd, dd)
+        val = mj.objective_torch(Wt, *tensors[shape])
+        (gr,) = torch.autograd.grad(val, Wt, create_graph=True)
+        return (gr.abs() ** qq).sum() ** (1 / qq) / (fac * constants[shape])
+
+
+def lemma18_search_start(size: tuple[tuple[int, int, int], str, str], r: np.random.Generator) -> np.ndarray:
+    """A start of Lemma 18's search at ``size = (shape, kind, mode)``: ``3 N(0, 1)`` entries of ``W``
+    (mode ``"W"``) or ``2 N(0, 1)`` entries of ``(X, z, v, W)`` (mode ``"data"``)."""
+    shape, _, mode = size
+    if mode == "W":
+        return r.standard_normal(shape[2] ** 2) * 3
+    return r.standard_normal(lemma18_data_dim(shape)) * 2
 
 
 def _norm_increment(U: np.ndarray, dU: np.ndarray, q: float) -> np.ndarray:

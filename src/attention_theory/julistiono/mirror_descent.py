@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import as_array, check_int, check_order, check_positive, refuses_overflow
 from attention_theory.foundations.mirror import (
     conjugate_exponent,
     entrywise_lp,
@@ -30,6 +29,7 @@ from attention_theory.foundations.mirror import (
     grad_psi_inv,
 )
 from attention_theory.julistiono import model as mj
+from attention_theory.validation import as_array, check_int, check_order, check_positive, refuses_overflow
 
 __all__ = ["MDTrajectory", "normalize_dual", "lp_attgd", "JointTrajectory", "joint_lp_md", "torch_md_step_"]
 

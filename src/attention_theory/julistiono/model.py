@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from attention_theory._validate import as_array, check_int, check_seed, torch_generator
+from attention_theory.validation import as_array, check_int, check_seed, torch_generator
 
 __all__ = [
     "LOSSES",
@@ -68,7 +68,8 @@ def validate_data(X: Any, z: Any, Y: Any | None = None) -> tuple[np.ndarray, np.
     if X.ndim < 3:
         raise ValueError(f"X must have shape (..., n, T, d), got {X.shape}")
     if z.ndim < 2 or z.shape[-1] != X.shape[-1] or z.shape[-2] != X.shape[-3]:
-        raise ValueError(f"z must have shape (..., n, d) = (..., {X.shape[-3]}, {X.shape[-1]}), got {z.shape}")
+        raise ValueError(f"z must have shape (..., n, d) = (..., {X.shape[-3]}, {X.shape[-1]}), "
+                         f"got {z.shape}")
     if Y is not None:
         Y = as_array(Y, "Y")
         if Y.ndim < 1 or Y.shape[-1] != X.shape[-3]:
@@ -162,7 +163,8 @@ def loss_derivative(u: Any, loss: str = "logistic") -> np.ndarray:
     return -np.ones_like(u)
 
 
-def softmax_jacobian_times(h: Any, gamma: Any, *, stable: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def softmax_jacobian_times(h: Any, gamma: Any, *,
+                           stable: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(S'(h) gamma, s, gamma^T s)`` along the last axis (shapes ``(..., T)``, ``(..., T)``, ``(...)``).
 
     ``S'(h) = diag(s) - s s^T``.  ``stable=True`` centres everything at the top token
@@ -174,7 +176,8 @@ def softmax_jacobian_times(h: Any, gamma: Any, *, stable: bool = True) -> tuple[
     try:
         h, gamma = np.broadcast_arrays(h, gamma)
     except ValueError:
-        raise ValueError(f"h and gamma must have broadcastable shapes, got {h.shape} and {gamma.shape}") from None
+        raise ValueError(f"h and gamma must have broadcastable shapes, got {h.shape} and "
+                         f"{gamma.shape}") from None
     if h.shape[-1] != gamma.shape[-1]:
         raise ValueError("h and gamma must have the same last axis")
     s, a = _softmax_shifted(h)
@@ -303,7 +306,7 @@ def _torch_arg(t: Any, name: str, ndim: int, shape: tuple[int, ...] | None = Non
     a floating or integer tensor; anything else is validated by :func:`as_tensor` (float64)."""
     import torch
 
-    from attention_theory._validate import as_tensor, check_finite
+    from attention_theory.validation import as_tensor, check_finite
 
     if not isinstance(t, torch.Tensor) or t.is_complex() or t.dtype == torch.bool:
         t = as_tensor(t, name)
@@ -343,7 +346,7 @@ def authors_synthetic_dataset(seed: int, n: int = 6, T: int = 8, d: int = 10) ->
     implementation of the described procedure.
 
     One CPU ``torch.Generator`` seeded with ``seed`` (``manual_seed(seed)`` exactly for
-    ``seed < 2**32``, see :func:`attention_theory._validate.torch_generator`) draws, in float32 and
+    ``seed < 2**32``, see :func:`attention_theory.validation.torch_generator`) draws, in float32 and
     in this order: the decoder ``v`` ``(d,)``; one Gaussian per sample whose sign gives the label
     (``Y_i = +1`` if it is ``> 0``, else ``-1``); the tokens ``(n, T, d)``; the queries ``(n, d)``.
     ``v``, every token and every query are then divided by their Euclidean norm in float32, and

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_positive, check_seed
+from attention_theory.validation import check_int, check_positive, check_seed
 
 __all__ = ["load_vocab", "tokenize", "load_imdb", "load_cifar10", "load_cifar100", "planted_sentiment",
            "synthetic_shapes"]
@@ -208,7 +208,8 @@ def planted_sentiment(n: int, *, seed: int = 0, vocab: int = 200, length: int = 
     return X, y
 
 
-def synthetic_shapes(n: int, *, seed: int = 0, size: int = 8, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+def synthetic_shapes(n: int, *, seed: int = 0, size: int = 8,
+                     noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
     """CIFAR-10 stand-in (synthetic): ``size x size`` grey images of one of four shapes (horizontal bar,
     vertical bar, diagonal, square) at a random position plus Gaussian noise; labels 0-3."""
     n = check_int(n, "n")

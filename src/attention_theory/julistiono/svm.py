@@ -18,8 +18,8 @@ from typing import Any as _Any
 
 import numpy as _np
 
-from attention_theory._validate import refuses_overflow
-from attention_theory._validate import reject_masked as _reject_masked
+from attention_theory.validation import refuses_overflow
+from attention_theory.validation import reject_masked as _reject_masked
 
 __all__ += ["AttSVMSolution", "lp_att_svm", "lp_v_svm", "svm_slacks", "support_tokens",
             "is_locally_optimal", "select_alpha"]
@@ -42,7 +42,8 @@ class AttSVMSolution:
     tol: float = 1e-9
 
 
-def _att_constraints(X: _np.ndarray, z: _np.ndarray, alpha: _np.ndarray) -> tuple[_np.ndarray, list[tuple[int, int]]]:
+def _att_constraints(X: _np.ndarray, z: _np.ndarray,
+                     alpha: _np.ndarray) -> tuple[_np.ndarray, list[tuple[int, int]]]:
     """Rows ``vec((x_{i alpha_i} - x_it) z_i^T)`` (C order) for every ``t != alpha_i``."""
     rows, idx = [], []
     n, T, _ = X.shape
@@ -135,8 +136,8 @@ def lp_v_svm(X: _Any, Y: _Any, alpha: _Any, p: float, *, tol: float = 1e-9) -> _
     """``v^mm = argmin ||v||_p  s.t.  Y_i x_{i alpha_i}^T v >= 1`` (joint setting), shape ``(d,)``."""
     import cvxpy as cp
 
-    from attention_theory._validate import as_array
     from attention_theory.foundations.mirror import conjugate_exponent
+    from attention_theory.validation import as_array
 
     X = as_array(X, "X", ndim=3)
     Y = as_array(Y, "Y", ndim=1)
@@ -176,7 +177,7 @@ def support_tokens(sol: AttSVMSolution, X: _Any, z: _Any, *, tol: float = 1e-6) 
 
 def is_locally_optimal(gamma: _Any, alpha: _Any, support: _Any) -> bool:
     """``alpha`` is locally optimal when ``gamma_{i alpha_i} > gamma_it`` for every support token ``t``."""
-    from attention_theory._validate import as_array, as_matrix
+    from attention_theory.validation import as_array, as_matrix
 
     g = as_matrix(gamma, "gamma")
     S = _np.asarray(support)

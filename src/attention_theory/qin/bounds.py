@@ -23,8 +23,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from attention_theory._validate import as_matrix, check_int, check_positive, refuses_overflow
 from attention_theory.qin.model import BLOCKS, QinConfig, activation_beta
+from attention_theory.validation import as_matrix, check_int, check_positive, refuses_overflow
 
 __all__ = ["Bounded", "BallConstants", "ball_constants", "intermediate_bounds",
            "lipschitz_constants", "gradient_residual_ratio", "choose_radius", "theorem2_constants",

@@ -35,7 +35,8 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from attention_theory._validate import as_tensor, check_finite, check_int, check_positive, refuses_overflow
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import as_tensor, check_finite, check_int, check_positive, refuses_overflow
 
 __all__ = [
     "BLOCKS",
@@ -62,7 +63,6 @@ __all__ = [
     "stack_loss",
 ]
 
-DTYPE = torch.float64
 
 #: The six parameter blocks, in the order used by :func:`pack` and by the Lipschitz matrices.
 BLOCKS = ("WQ", "WK", "WV", "WO", "W1", "W2")
@@ -402,7 +402,10 @@ def init_params(dims: Dims, rng: np.random.Generator, *, qk_scale: float = 1.0,
     for name, v in (("qk_scale", qk_scale), ("vo_scale", vo_scale), ("ffn_scale", ffn_scale)):
         check_positive(v, name, allow_zero=True)
     d, dk, dv, m = dims.d, dims.dk, dims.dv, dims.m
-    g = lambda r, c, s: torch.as_tensor(rng.standard_normal((r, c)) * s, dtype=DTYPE)  # noqa: E731
+
+    def g(r: int, c: int, s: float) -> torch.Tensor:
+        return torch.as_tensor(rng.standard_normal((r, c)) * s, dtype=VERIFICATION_DTYPE)
+
     out = {"WQ": g(d, dk, qk_scale / math.sqrt(d)), "WK": g(d, dk, qk_scale / math.sqrt(d)),
            "WV": g(d, dv, vo_scale / math.sqrt(d)), "WO": g(dv, d, vo_scale / math.sqrt(dv)),
            "W1": g(d, m, ffn_scale / math.sqrt(d)), "W2": g(m, d, ffn_scale / math.sqrt(m))}
@@ -410,7 +413,7 @@ def init_params(dims: Dims, rng: np.random.Generator, *, qk_scale: float = 1.0,
         if m < d:
             raise ValueError(f"orthonormal_W2 needs m >= d, got m={m}, d={d}")
         q, _ = np.linalg.qr(rng.standard_normal((m, d)))
-        out["W2"] = torch.as_tensor(q * ffn_scale, dtype=DTYPE)
+        out["W2"] = torch.as_tensor(q * ffn_scale, dtype=VERIFICATION_DTYPE)
     return out
 
 

@@ -3,9 +3,12 @@
 :class:`Instance` bundles a model, data and dimensions (random, or near a target with a chosen
 spectrum); :func:`hvp` and :func:`top_hessian` give Hessian-vector products and the top of the
 spectrum; :func:`lipschitz_context` draws the points of the block-wise Lipschitz checks and
-:func:`theorem2_run` trains GD and records the quantities of the linear rate. The checks of
-:mod:`attention_theory.qin.checks.residual_gd` and the experiments of
-:mod:`attention_theory.qin.experiments` use them.
+:func:`theorem2_run` trains GD and records the quantities of the linear rate; the intermediate
+quantities of the forward and backward pass the checks compare (:func:`intermediates`, and
+:func:`intermediates_t`, :func:`gradients_t` for the searches' inner loops).  The checks of
+:mod:`attention_theory.qin.checks.residual_gd` (with the searches of
+:mod:`attention_theory.qin.searches`) and the experiment :mod:`attention_theory.qin.residual_training`
+use them.
 """
 
 from __future__ import annotations
@@ -16,14 +19,12 @@ import math
 import numpy as np
 import torch
 
-from attention_theory._validate import torch_generator
 from attention_theory.config import cached_per_scale, pick
 from attention_theory.foundations.gd import run_first_order
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
 from attention_theory.qin import bounds as bq
 from attention_theory.qin import model as qm
-
-DT = torch.float64
-
+from attention_theory.validation import torch_generator
 
 BLOCKS = qm.BLOCKS
 
@@ -70,7 +71,8 @@ def random_instance(seed: int, *, N: int = 4, d: int = 6, dk: int = 3, dv: int =
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     Y = y_scale * rng.standard_normal((N, d))
     p = qm.init_params(dims, rng, qk_scale=qk_scale, vo_scale=vo_scale, ffn_scale=ffn_scale)
-    return Instance(p, torch.as_tensor(X, dtype=DT), torch.as_tensor(Y, dtype=DT),
+    return Instance(p, torch.as_tensor(X, dtype=VERIFICATION_DTYPE), torch.as_tensor(Y,
+                                                                                     dtype=VERIFICATION_DTYPE),
                     qm.QinConfig(n_seq=n_seq, rho1=rho1, rho2=rho2, gamma=gamma, b=b), dims)
 
 
@@ -88,7 +90,7 @@ def near_target_instance(seed: int, *, N: int = 4, d: int = 8, dk: int = 4, dv: 
     Uo, _ = np.linalg.qr(rng.standard_normal((N, N)))
     Vo, _ = np.linalg.qr(rng.standard_normal((d, N)))
     s = np.geomspace(1.0, 1.0 / kappa, N)
-    X = torch.as_tensor(Uo @ np.diag(s) @ Vo.T, dtype=DT)
+    X = torch.as_tensor(Uo @ np.diag(s) @ Vo.T, dtype=VERIFICATION_DTYPE)
     p = qm.init_params(dims, rng, vo_scale=vo_scale, orthonormal_W2=True)
     cfg = qm.QinConfig(rho1=rho1, rho2=1, gamma=gamma)
     with torch.no_grad():
@@ -99,7 +101,7 @@ def near_target_instance(seed: int, *, N: int = 4, d: int = 8, dk: int = 4, dv: 
     E /= np.linalg.norm(E)
     k1 = bq.theorem2_constants(p, X.numpy(), cfg, 1.0, sN, sd)  # G_R, r0 do not depend on L0
     eps = (margin * k1["star_lhs"] / (32 * k1["G_R"]) if loss0 is None else math.sqrt(2 * loss0))
-    Y = F0 + eps * torch.as_tensor(E, dtype=DT)
+    Y = F0 + eps * torch.as_tensor(E, dtype=VERIFICATION_DTYPE)
     L0 = 0.5 * eps**2
     k = bq.theorem2_constants(p, X.numpy(), cfg, L0, sN, sd)
     k.update(sigma_N_Z0=sN, sigma_d_W20=sd, loss0=L0,
@@ -127,7 +129,7 @@ def top_hessian(inst: Instance, theta: torch.Tensor, *, block: str | None = None
     """Power iteration for ``||nabla^2 L||_2`` (``block=None``) or for the norm of the Hessian's
     row block ``b`` (``sqrt`` of the top eigenvalue of ``H P_b H``); returns ``(value, vector)``."""
     g = torch_generator(seed)
-    v = torch.randn(theta.shape[0], generator=g, dtype=DT)
+    v = torch.randn(theta.shape[0], generator=g, dtype=VERIFICATION_DTYPE)
     v /= torch.linalg.vector_norm(v)
     sl = block_slices(inst.dims)[block] if block else None
     val = 0.0
@@ -173,7 +175,7 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
 
     def in_ball(rad):
         v = rng.standard_normal(p)
-        return th0 + torch.as_tensor(v / np.linalg.norm(v) * rad, dtype=DT)
+        return th0 + torch.as_tensor(v / np.linalg.norm(v) * rad, dtype=VERIFICATION_DTYPE)
 
     pairs = []
     for _ in range(pick(10, 200)):
@@ -181,7 +183,7 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
                       in_ball(radius * rng.uniform() ** (1 / 3)), "random"))
     for _ in range(pick(10, 200)):
         a = in_ball(radius * rng.uniform() * 0.99)
-        v = torch.as_tensor(rng.standard_normal(p), dtype=DT)
+        v = torch.as_tensor(rng.standard_normal(p), dtype=VERIFICATION_DTYPE)
         pairs.append((a, a + 1e-3 * radius * v / torch.linalg.vector_norm(v), "close"))
     traj = run_first_order(inst.loss, th0, steps=pick(10, 100), lr=0.02, keep_iterates=True)
     its = traj.iterates
@@ -196,8 +198,8 @@ def lipschitz_context(seed: int = 410, radius: float = 0.5) -> LipContext:
     sl = block_slices(inst.dims)
     for b in BLOCKS:   # pairs that differ in one block only (they separate the blocks' couplings)
         a = in_ball(radius * rng.uniform() * 0.99)
-        v = torch.zeros(p, dtype=DT)
-        v[sl[b]] = torch.as_tensor(rng.standard_normal(sl[b].stop - sl[b].start), dtype=DT)
+        v = torch.zeros(p, dtype=VERIFICATION_DTYPE)
+        v[sl[b]] = torch.as_tensor(rng.standard_normal(sl[b].stop - sl[b].start), dtype=VERIFICATION_DTYPE)
         pairs.append((a, a + 1e-3 * radius * v / torch.linalg.vector_norm(v), f"only-{b}"))
     return LipContext(inst, radius, consts, C, Q1, pairs, lam)
 
@@ -226,3 +228,64 @@ def _theorem2_run(seed: int, eta: float | None, steps: int, rho1: int, kappa: fl
     eta = 1.0 / k["Q1"] if eta is None else eta
     tr = run_first_order(inst.loss, inst.theta0, steps=steps, lr=eta, keep_iterates=True)
     return Thm2Run(inst, k, eta, tr.losses.numpy(), tr.iterates)
+
+
+def svals(A: torch.Tensor) -> np.ndarray:
+    return np.linalg.svd(A.detach().numpy(), compute_uv=False)
+
+
+def block_norms(v: torch.Tensor, dims: qm.Dims) -> torch.Tensor:
+    sl = block_slices(dims)
+    return torch.stack([torch.linalg.vector_norm(v[sl[b]]) for b in BLOCKS])
+
+
+def grid_instances(seed: int):
+    k = 0
+    for rho1 in (0, 1):
+        for rho2 in (0, 1):
+            for n_seq in (1, 3):
+                for sc in (0.1, 1.0, 3.0):
+                    for s in range(pick(1, 5)):
+                        yield random_instance(seed + 1000 * s + k, N=6, d=7, dk=3, dv=5, m=9,
+                                              n_seq=n_seq, rho1=rho1, rho2=rho2, qk_scale=sc,
+                                              vo_scale=sc, ffn_scale=sc)
+                        k += 1
+
+
+def gradients_t(inst: Instance, theta: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The closed-form gradient blocks and backward quantities at ``theta`` (differentiable, no
+    validation: the searches' inner loops)."""
+    return qm._gradients_t(qm._unpack_t(theta, inst.dims), inst.X, inst.Y, inst.cfg)
+
+
+def intermediates_t(inst: Instance, theta: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Every intermediate of :func:`intermediates` at ``theta`` (differentiable, no validation)."""
+    g = gradients_t(inst, theta)
+    f = qm._forward_t(qm._unpack_t(theta, inst.dims), inst.X, inst.cfg)
+    P = torch.where(torch.isfinite(f["P"]), f["P"], torch.zeros_like(f["P"]))
+    return {**g, "P": P, "S": f["S"], "Z": f["Z"], "U": f["U"], "H": f["H"], "F": f["F"]}
+
+
+def block_distances(inst: Instance, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``||W_b(a) - W_b(b)||_F`` for the six blocks (differentiable)."""
+    sl = block_slices(inst.dims)
+    return torch.stack([torch.linalg.vector_norm((a - b)[sl[k]]) for k in BLOCKS])
+
+
+def block_diff(ctx: LipContext, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(||grad_b L(a) - grad_b L(b)||_F for the six b, ||W_b(a) - W_b(b)||_F for the six b)``."""
+    dims = ctx.inst.dims
+    return block_norms(ctx.inst.grad(a) - ctx.inst.grad(b), dims), block_norms(a - b, dims)
+
+
+def intermediates(inst: Instance, theta: torch.Tensor) -> dict[str, torch.Tensor]:
+    p = qm.unpack(theta, inst.dims)
+    f = qm.forward(p, inst.X, inst.cfg)
+    g = qm.gradients(p, inst.X, inst.Y, inst.cfg)
+    P = torch.where(torch.isfinite(f["P"]), f["P"], torch.zeros_like(f["P"]))
+    return {"P": P, "S": f["S"], "Z": f["Z"], "U": f["U"], "H": f["H"], "F": f["F"],
+            "R": g["R"], "D1": g["D1"], "GZ": g["GZ"], "GS": g["GS"], "GP": g["GP"]}
+
+
+# The metrics of :func:`thm2_search`, ``(inst, k, eta, thetas, losses, grads) -> tensor``, for the
+# checks of Theorem 2 (``qin-thm-2``), Eq. (22), Eq. (39) and Step III.

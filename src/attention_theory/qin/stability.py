@@ -1,4 +1,4 @@
-"""E4 for Qin, Zhou & Zhu (2025): stability of GD on a teacher-student task (a proposal of this book).
+"""E4 for Qin, Zhou & Zhu (2025): stability of GD on a teacher-student problem (a proposal of this book).
 
 The paper's own experiments are not public.  E4 is this book's test of what the reconstructed
 Theorem 2 and the abstract imply at sizes larger than E1: a random *teacher* (the paper's model
@@ -25,12 +25,12 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import as_vector, check_int, check_positive, check_seed
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
 from attention_theory.qin import model as qm
+from attention_theory.validation import as_vector, check_int, check_positive, check_seed
 
 __all__ = ["e4_instance", "e4_runs", "window_ratios"]
 
-DT = torch.float64
 VARIANTS = {"residual": 1, "none": 0}
 
 
@@ -57,7 +57,7 @@ def e4_instance(seed: int, *, N: int = 8, n_seq: int = 2, d: int = 12, dk: int =
     teacher = qm.init_params(dims, rng)
     X = rng.standard_normal((N, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    X = torch.as_tensor(X, dtype=DT)
+    X = torch.as_tensor(X, dtype=VERIFICATION_DTYPE)
     student = qm.init_params(dims, rng)
     with torch.no_grad():
         Y = qm.output(teacher, X, teacher_cfg)
@@ -120,7 +120,7 @@ def e4_runs(*, seeds: Sequence[int], eta: float, variant: str, N: int, n_seq: in
         hist.append(torch.where(alive, L, torch.full_like(L, math.nan)))
         if t == steps or not bool(alive.any()):
             break
-        a = (eta * alive.to(DT)).reshape(-1, 1, 1)  # a diverged run is frozen
+        a = (eta * alive.to(VERIFICATION_DTYPE)).reshape(-1, 1, 1)  # a diverged run is frozen
         P = {b: P[b] - a * torch.nan_to_num(G[b]) for b in qm.BLOCKS}
     H = torch.stack(hist).numpy()  # (steps run + 1, B); NaN from a run's divergence on
     for i, o in enumerate(out):
@@ -137,7 +137,8 @@ def e4_runs(*, seeds: Sequence[int], eta: float, variant: str, N: int, n_seq: in
     return out
 
 
-def window_ratios(step: Sequence[int], loss: Sequence[float], *, window: int, floor: float = 1e-20) -> list[float]:
+def window_ratios(step: Sequence[int], loss: Sequence[float], *, window: int,
+                  floor: float = 1e-20) -> list[float]:
     """``L(t + window) / L(t)`` for every recorded ``t`` with ``t + window`` recorded, as long as
     ``L(t + window) > floor * L(0)`` (below that the loss measures rounding, not convergence).
     ``step`` must be evenly spaced from 0 with spacing dividing ``window``."""

@@ -4,7 +4,7 @@ The graph is derived from what the chapters themselves declare, not from a hand-
 a statement *uses* every claim that is cross-referenced (``{prf:ref}``) inside its
 directive or in the derivation that follows it, up to the next labelled statement of the
 same chapter.  The Sphinx extension collects these references while reading the chapters
-(:func:`attention_theory.sphinx`) and calls the pure functions here to lay the graph out
+(:mod:`attention_theory.sphinx.statements`) and calls the pure functions here to lay the graph out
 and draw it as an SVG whose nodes link to the statements.
 
 Node status, from the registry of check records:
@@ -32,8 +32,8 @@ from typing import Iterable, Mapping
 
 from attention_theory.verify.registry import CLAIM_STATUSES
 
-__all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "NOT_AS_PRINTED", "node_status", "layers", "plain_title",
-           "downstream", "paper_counts", "render_svg"]
+__all__ = ["Statement", "STATUS_COLOURS", "STATUS_TEXT", "NOT_AS_PRINTED", "node_status", "layers",
+           "plain_title", "downstream", "paper_counts", "render_svg"]
 
 STATUS_COLOURS = {
     "verified": "#b7e1b0",
@@ -160,6 +160,92 @@ def plain_title(title: str) -> str:
     return re.sub(r"\$([^$]*)\$", plain, title)
 
 
+#: Geometry of the drawing: box width and height, gaps between columns and rows, padding, and
+#: the height of the title band.
+_W, _H, _GAPX, _GAPY, _PAD, _TOP = 178, 22, 70, 8, 12, 34
+_ERRATUM_RED = "#c0392b"
+
+
+def _columns(statements: Mapping[str, Statement], lay: Mapping[str, int],
+             deps: Mapping[str, list[str]]) -> tuple[list[list[str]], dict[str, float]]:
+    """The statements of each layer (chapter order, then barycentre ordering, which reduces
+    crossings) and each statement's row in its column."""
+    columns: list[list[str]] = [[] for _ in range(max(lay.values()) + 1)]
+    for k in statements:  # chapter order within a column
+        columns[lay[k]].append(k)
+    row: dict[str, float] = {}
+    for c, col in enumerate(columns):  # barycentre ordering reduces crossings
+        if c:
+            col.sort(key=lambda k: (sum(row[u] for u in deps[k] if u in row) /
+                                    max(1, sum(1 for u in deps[k] if u in row))) if deps[k] else -1)
+        for i, k in enumerate(col):
+            row[k] = i
+    return columns, row
+
+
+def _legend_width() -> int:
+    width = sum(30 + 7 * len(STATUS_TEXT[st]) for st in STATUS_COLOURS if st != "no-record")
+    return width + 30 + 7 * len("rests on an erratum")
+
+
+def _header(width: int, height: int, title: str, marker: str) -> list[str]:
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="attn-blueprint" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
+             f'font-size="11" role="img" aria-label="{html.escape(title or "dependency graph")}">',
+             f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '
+             'markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+             'fill="#666"/></marker></defs>']
+    if title:
+        parts.append(f'<text x="{_PAD}" y="20" font-size="13" font-weight="bold">'
+                     f'{html.escape(title)}</text>')
+    return parts
+
+
+def _edges(deps: Mapping[str, list[str]], lay: Mapping[str, int], pos: Mapping[str, tuple[float, float]],
+           red: set[str], marker: str) -> list[str]:
+    """One curve per edge from a used statement to its user; red from a statement in ``red``."""
+    parts = []
+    for k, us in deps.items():
+        x2, y2 = pos[k]
+        for u in us:
+            x1, y1 = pos[u]
+            if lay[u] >= lay[k]:
+                continue  # the edge that closed a cycle is not drawn
+            sx, sy, ex, ey = x1 + _W, y1 + _H / 2, x2, y2 + _H / 2
+            colour = _ERRATUM_RED if u in red else "#888"
+            parts.append(f'<path d="M{sx},{sy} C{sx + _GAPX / 2},{sy} {ex - _GAPX / 2},{ey} {ex},{ey}" '
+                         f'fill="none" stroke="{colour}" stroke-width="1" marker-end="url(#{marker})"/>')
+    return parts
+
+
+def _box(k: str, s: Statement, xy: tuple[float, float], status: str, tainted: bool, href: str) -> str:
+    """A statement's box: linked, coloured by its status, outlined in red when it rests on an
+    erratum, with its title and status as the tooltip."""
+    x, y = xy
+    outline = _ERRATUM_RED if tainted else "#555"
+    sw = 2 if tainted else 1
+    tip = html.escape(f"{k}: {STATUS_TEXT[status]}" + (f" — {plain_title(s.title)}" if s.title else "")
+                      + (" (rests on a statement that fails as printed)" if tainted else ""))
+    return (f'<a href="{html.escape(href)}"><g><title>{tip}</title>'
+            f'<rect x="{x}" y="{y}" width="{_W}" height="{_H}" rx="4" '
+            f'fill="{STATUS_COLOURS[status]}" stroke="{outline}" stroke-width="{sw}"/>'
+            f'<text x="{x + 6}" y="{y + 15}">{html.escape(k)}</text></g></a>')
+
+
+def _legend(ly: float) -> list[str]:
+    parts = []
+    x = _PAD
+    for st, colour in STATUS_COLOURS.items():
+        if st == "no-record":
+            continue
+        parts.append(f'<rect x="{x}" y="{ly - 10}" width="12" height="12" fill="{colour}" '
+                     f'stroke="#555"/><text x="{x + 16}" y="{ly}">{STATUS_TEXT[st]}</text>')
+        x += 30 + 7 * len(STATUS_TEXT[st])
+    parts.append(f'<rect x="{x}" y="{ly - 10}" width="12" height="12" fill="#fff" stroke="{_ERRATUM_RED}" '
+                 f'stroke-width="2"/><text x="{x + 16}" y="{ly}">rests on an erratum</text>')
+    return parts
+
+
 def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str, str],
                hrefs: Mapping[str, str], *, title: str = "") -> str:
     """An SVG drawing of the graph: layers left to right, arrows from a used claim to its user.
@@ -173,63 +259,16 @@ def render_svg(statements: Mapping[str, Statement], registry_status: Mapping[str
     deps = _deps(statements)
     status = {k: node_status(s, registry_status.get(k)) for k, s in statements.items()}
     tainted = downstream(statements, [k for k, v in status.items() if v in NOT_AS_PRINTED])
-    ncols = max(lay.values()) + 1
-    columns: list[list[str]] = [[] for _ in range(ncols)]
-    for k in statements:  # chapter order within a column
-        columns[lay[k]].append(k)
-    row: dict[str, float] = {}
-    for c, col in enumerate(columns):  # barycentre ordering reduces crossings
-        if c:
-            col.sort(key=lambda k: (sum(row[u] for u in deps[k] if u in row) /
-                                    max(1, sum(1 for u in deps[k] if u in row))) if deps[k] else -1)
-        for i, k in enumerate(col):
-            row[k] = i
-    w, h, gapx, gapy, pad, top = 178, 22, 70, 8, 12, 34
-    legend_width = sum(30 + 7 * len(STATUS_TEXT[st]) for st in STATUS_COLOURS if st != "no-record")
-    legend_width += 30 + 7 * len("rests on an erratum")
-    width = max(pad * 2 + ncols * w + (ncols - 1) * gapx, pad * 2 + legend_width)
-    height = top + pad + max(len(c) for c in columns) * (h + gapy) + 40
-    pos = {k: (pad + lay[k] * (w + gapx), top + row[k] * (h + gapy)) for k in statements}
+    columns, row = _columns(statements, lay, deps)
+    ncols = len(columns)
+    width = max(_PAD * 2 + ncols * _W + (ncols - 1) * _GAPX, _PAD * 2 + _legend_width())
+    height = _TOP + _PAD + max(len(c) for c in columns) * (_H + _GAPY) + 40
+    pos = {k: (_PAD + lay[k] * (_W + _GAPX), _TOP + row[k] * (_H + _GAPY)) for k in statements}
     # one arrow head per graph: several graphs share a page, and HTML ids must be unique on it
     marker = "attn-arrow-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") if title else "graph")
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="attn-blueprint" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
-             f'font-size="11" role="img" aria-label="{html.escape(title or "dependency graph")}">',
-             f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '
-             'markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
-             'fill="#666"/></marker></defs>']
-    if title:
-        parts.append(f'<text x="{pad}" y="20" font-size="13" font-weight="bold">'
-                     f'{html.escape(title)}</text>')
-    for k, us in deps.items():
-        x2, y2 = pos[k]
-        for u in us:
-            x1, y1 = pos[u]
-            if lay[u] >= lay[k]:
-                continue  # the edge that closed a cycle is not drawn
-            sx, sy, ex, ey = x1 + w, y1 + h / 2, x2, y2 + h / 2
-            colour = "#c0392b" if status[u] in NOT_AS_PRINTED or u in tainted else "#888"
-            parts.append(f'<path d="M{sx},{sy} C{sx + gapx / 2},{sy} {ex - gapx / 2},{ey} {ex},{ey}" '
-                         f'fill="none" stroke="{colour}" stroke-width="1" marker-end="url(#{marker})"/>')
-    for k, s in statements.items():
-        x, y = pos[k]
-        outline = "#c0392b" if k in tainted else "#555"
-        sw = 2 if k in tainted else 1
-        tip = html.escape(f"{k}: {STATUS_TEXT[status[k]]}" + (f" — {plain_title(s.title)}" if s.title else "")
-                          + (" (rests on a statement that fails as printed)" if k in tainted else ""))
-        parts.append(f'<a href="{html.escape(hrefs.get(k, "#"))}"><g><title>{tip}</title>'
-                     f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="4" '
-                     f'fill="{STATUS_COLOURS[status[k]]}" stroke="{outline}" stroke-width="{sw}"/>'
-                     f'<text x="{x + 6}" y="{y + 15}">{html.escape(k)}</text></g></a>')
-    ly = height - 18
-    x = pad
-    for st, colour in STATUS_COLOURS.items():
-        if st == "no-record":
-            continue
-        parts.append(f'<rect x="{x}" y="{ly - 10}" width="12" height="12" fill="{colour}" '
-                     f'stroke="#555"/><text x="{x + 16}" y="{ly}">{STATUS_TEXT[st]}</text>')
-        x += 30 + 7 * len(STATUS_TEXT[st])
-    parts.append(f'<rect x="{x}" y="{ly - 10}" width="12" height="12" fill="#fff" stroke="#c0392b" '
-                 f'stroke-width="2"/><text x="{x + 16}" y="{ly}">rests on an erratum</text>')
+    red = {k for k, v in status.items() if v in NOT_AS_PRINTED} | tainted
+    parts = _header(width, height, title, marker) + _edges(deps, lay, pos, red, marker)
+    parts += [_box(k, s, pos[k], status[k], k in tainted, hrefs.get(k, "#")) for k, s in statements.items()]
+    parts += _legend(height - 18)
     parts.append("</svg>")
     return "\n".join(parts)

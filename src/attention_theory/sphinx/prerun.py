@@ -126,7 +126,8 @@ def execute_chapter(notebook_json: str, path: str, registry: str, timeout: int |
     before = os.environ.get("ATTN_REGISTRY_DIR")
     os.environ["ATTN_REGISTRY_DIR"] = registry  # the kernel inherits this process's environment
     try:
-        with (tempfile.TemporaryDirectory() if in_temp else contextlib.nullcontext(str(Path(path).parent))) as cwd:
+        folder = tempfile.TemporaryDirectory() if in_temp else contextlib.nullcontext(str(Path(path).parent))
+        with folder as cwd:
             result = single_nb_execution(notebook, cwd=os.path.abspath(cwd), timeout=timeout,
                                          allow_errors=allow_errors, meta_override=True)
     finally:
@@ -142,33 +143,18 @@ def _staging(folder: Path, docname: str) -> Path:
     return folder / "staging" / docname.replace("/", "__")
 
 
-def prerun(app: Sphinx) -> list[str]:
-    """Execute the stale chapters on ``book_workers()`` Dask workers and cache them; returns the
-    docnames executed (successfully).  Runs nothing with one worker or one stale chapter."""
+def _execute_all(st: Any, folder: Path, stale: list[tuple[str, Path, Any, dict[str, Any]]],
+                 workers: int) -> dict[str, dict[str, Any]]:
+    """Execute ``stale`` on ``workers`` Dask workers: per docname, :func:`execute_chapter`'s
+    result, or ``{"error": ...}`` when its worker was lost."""
     import nbformat
-    from jupyter_cache import get_cache
-    from jupyter_cache.base import CacheBundleIn
-
-    from attention_theory.cluster import ClusterSpec, open_client
-    from attention_theory.sphinx import bookcache
-
-    st = app._attn_bookcache
-    workers = book_workers()
-    cache = get_cache(app.env.mystnb_config.execution_cache_path)
-    stale = stale_chapters(app, cache)
-    if workers < 2 or len(stale) < 2:
-        logger.info(f"[prerun] {len(stale)} chapter(s) to execute; left to myst-nb "
-                    f"({workers} worker(s))")
-        return []
-    folder = st.store.parent
-    shutil.rmtree(folder / "staging", ignore_errors=True)
-    workers = min(workers, len(stale))
-    logger.info(f"[prerun] executing {len(stale)} chapter(s) on {workers} Dask workers")
     from distributed import as_completed
 
+    from attention_theory.cluster import ClusterSpec, open_client
+
     results: dict[str, dict[str, Any]] = {}
-    started = time.perf_counter()
-    with open_client(ClusterSpec(workers=workers), echo=lambda line: logger.info(f"[prerun] {line}")) as client:
+    with open_client(ClusterSpec(workers=workers),
+                     echo=lambda line: logger.info(f"[prerun] {line}")) as client:
         futures = {}
         # the chapters that took longest last time first, so that no long one starts last
         order = sorted(stale, key=lambda s: -_last_seconds(st.store, s[0]))
@@ -188,6 +174,19 @@ def prerun(app: Sphinx) -> list[str]:
             state = "failed (Sphinx executes it again and reports)" if r.get("error") else \
                 f"executed in {r['seconds']:.1f} s"
             logger.info(f"[prerun] {done}/{len(stale)} {docname}: {state}")
+    return results
+
+
+def _cache_results(cache: Any, st: Any, folder: Path, stale: list[tuple[str, Path, Any, dict[str, Any]]],
+                   results: dict[str, dict[str, Any]]) -> list[str]:
+    """Put each chapter executed without error into the jupyter-cache, save its staged records
+    to the record store and copy them into the registry, in table-of-contents order; returns
+    the docnames cached."""
+    import nbformat
+    from jupyter_cache.base import CacheBundleIn
+
+    from attention_theory.sphinx import bookcache
+
     executed = []
     for docname, path, notebook, settings in stale:  # table-of-contents order
         r = results.get(docname, {})
@@ -205,6 +204,29 @@ def prerun(app: Sphinx) -> list[str]:
             shutil.copy2(staged / n, st.registry / n)
         st.written.update(names)
         executed.append(docname)
+    return executed
+
+
+def prerun(app: Sphinx) -> list[str]:
+    """Execute the stale chapters on ``book_workers()`` Dask workers and cache them; returns the
+    docnames executed (successfully).  Runs nothing with one worker or one stale chapter."""
+    from jupyter_cache import get_cache
+
+    st = app._attn_bookcache
+    workers = book_workers()
+    cache = get_cache(app.env.mystnb_config.execution_cache_path)
+    stale = stale_chapters(app, cache)
+    if workers < 2 or len(stale) < 2:
+        logger.info(f"[prerun] {len(stale)} chapter(s) to execute; left to myst-nb "
+                    f"({workers} worker(s))")
+        return []
+    folder = st.store.parent
+    shutil.rmtree(folder / "staging", ignore_errors=True)
+    workers = min(workers, len(stale))
+    logger.info(f"[prerun] executing {len(stale)} chapter(s) on {workers} Dask workers")
+    started = time.perf_counter()
+    results = _execute_all(st, folder, stale, workers)
+    executed = _cache_results(cache, st, folder, stale, results)
     shutil.rmtree(folder / "staging", ignore_errors=True)
     cpu = sum(results[d].get("seconds", 0.0) for d in executed)
     logger.info(f"[prerun] {len(executed)} chapter(s) cached in {time.perf_counter() - started:.0f} s "

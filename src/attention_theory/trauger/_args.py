@@ -1,6 +1,7 @@
-"""Argument checks of the Trauger & Tewari modules that :mod:`attention_theory._validate` lacks.
+"""Argument checks of the Trauger & Tewari modules that :mod:`attention_theory.validation` lacks.
 
-Non-string sequences, integer (label/token) tensors and floating tensors kept as they are.  Like the shared helpers, each raises ``TypeError`` for the wrong kind of
+Non-string sequences, integer (label/token) tensors and floating tensors kept as they are.  Like the shared
+helpers, each raises ``TypeError`` for the wrong kind of
 object and ``ValueError`` for a wrong value, and names the argument.  No ``__all__``: private.
 """
 

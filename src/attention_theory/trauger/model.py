@@ -30,7 +30,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import (
     as_tensor,
     check_bool,
     check_int,
@@ -58,8 +59,6 @@ __all__ = [
     "random_block",
     "parameter_count",
 ]
-
-DTYPE = torch.float64
 
 
 class _LayerFields(NamedTuple):
@@ -172,7 +171,8 @@ def attention_head_factored(W_Q: Any, W_K: Any, W_v: Any, W_c: Any, X: Any,
 
 @refuses_overflow
 def multi_head_layer(heads: Sequence[Any], X: Any, sigma: str | Callable = "relu") -> torch.Tensor:
-    """Multi-head layer (Sec. 2.6): ``sum_h head_h(X)``, shape ``(T, d)``; ``heads`` is a list of :class:`Layer`."""
+    """Multi-head layer (Sec. 2.6): ``sum_h head_h(X)``, shape ``(T, d)``; ``heads`` is a list of
+    :class:`Layer`."""
     if isinstance(heads, (str, bytes)) or not isinstance(heads, Sequence) or len(heads) == 0:
         raise TypeError("heads must be a non-empty sequence of Layer")
     X = as_tensor(X, "X", ndim=2)
@@ -240,7 +240,7 @@ def random_layer(rng: np.random.Generator, d: int, k: int, *, B_qk: float = 1.0,
     for shape, B, name in (((d, d), B_qk, "B_qk"), ((d, k), B_v, "B_v"), ((k, d), B_c, "B_c")):
         B = check_positive(B, name, allow_zero=True)
         M = rng.standard_normal(shape)
-        out.append(torch.as_tensor(M * (B / np.linalg.norm(M, 2)), dtype=DTYPE))
+        out.append(torch.as_tensor(M * (B / np.linalg.norm(M, 2)), dtype=VERIFICATION_DTYPE))
     return Layer(*out)
 
 

@@ -1,33 +1,47 @@
 """Instances for the multi-layer covering bound of Trauger & Tewari (Sec. 4.3, Apps. E-F).
 
 The terms of Lemma E.2 (as printed and as unrolled), the layer-1 counterexample to the printed
-form, sample inputs and l_{1,1} balls, and the composite cover of Theorem 4.2 built layer by
-layer. The checks of :mod:`attention_theory.trauger.checks.multi_layer` evaluate them.
+form, sample inputs and l_{1,1} balls, the composite cover of Theorem 4.2 built layer by layer,
+and the random and constructed instances of each check of
+:mod:`attention_theory.trauger.checks.multi_layer` (chapter ``book/trauger/multi-layer.md``),
+which evaluates them; the adversaries' objectives are in
+:mod:`~attention_theory.trauger.multi_layer_search`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import math
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
+from attention_theory.foundations.norms import mixed_norm
+from attention_theory.trauger import model as tm
+from attention_theory.trauger import multi_layer_bounds as bm
+from attention_theory.trauger._args import check_sequence
+from attention_theory.trauger.linear_covering import random_l1_ball
+from attention_theory.validation import (
     as_tensor,
+    as_vector,
     check_bool,
+    check_callable,
     check_int,
     check_mapping,
     check_positive,
     check_real,
     check_rng,
+    check_seed,
     refuses_overflow,
 )
-from attention_theory.foundations.maurey import cover_flat_l1, log_binomial, maurey_K
-from attention_theory.trauger import model as tm
-from attention_theory.trauger._args import check_sequence
-from attention_theory.trauger.linear_covering import random_l1_ball
 
-__all__ = ['composite_cover', 'l11_ball', 'layer1_counterexample', 'lemma_e2_rhs', 'lemma_e2_terms', 'samples', 'unrolled_rhs', 'unrolled_terms']
+__all__ = ['SIGMA_LIPSCHITZ', 'composite_cover', 'cor421_regimes', 'dudley_rademacher_numeric', 'e2_init',
+           'e2_unpack', 'l11_ball', 'layer1_counterexample', 'layer1_values', 'lemma_e1_instances',
+           'lemma_e1_slsqp_minimum', 'lemma_e2_equality', 'lemma_e2_instances', 'lemma_e2_rhs',
+           'lemma_e2_terms', 'log_cube_l1_cover_lower', 'perturbed_network', 'readout_instances', 'samples',
+           'sec43_dudley_values', 'sup_identity_values', 'unrolled_instances', 'unrolled_rhs',
+           'unrolled_terms']
 
 
 def _rownorm_max(M: torch.Tensor) -> torch.Tensor:
@@ -106,7 +120,8 @@ def lemma_e2_rhs(t: dict[str, torch.Tensor], L_sigma: float, *, rho: float | tor
             + c_qk * L_sigma * t["B_c"] * t["B_v"] * r * t["e_qk"] + L_sigma * t["B_c"] * t["e_v"])
 
 
-def layer1_counterexample(Bx: float, eta: float = 1e-3, d: int = 2) -> tuple[tm.Layer, tm.Layer, torch.Tensor]:
+def layer1_counterexample(Bx: float, eta: float = 1e-3,
+                          d: int = 2) -> tuple[tm.Layer, tm.Layer, torch.Tensor]:
     """Erratum #7: tokens ``+-Bx u``; ``W_QK = 0``, ``hat W_QK = -eta u u^T``; ``W_v = W_c = I``.
 
     Returns ``(p, p_hat, X)``; with ``sigma = id`` and ``eta`` small no projection is active
@@ -138,7 +153,8 @@ def unrolled_terms(layers: Sequence[tm.Layer], layers_h: Sequence[tm.Layer], w: 
     check_sequence(layers, "layers")
     check_sequence(layers_h, "layers_h")
     if len(layers_h) != len(layers):
-        raise ValueError(f"layers_h must have one layer per layer of layers ({len(layers)}), got {len(layers_h)}")
+        raise ValueError(f"layers_h must have one layer per layer of layers ({len(layers)}), got "
+                         f"{len(layers_h)}")
     check_sequence(Xs, "Xs")
     Xs = [as_tensor(X, f"Xs[{j}]", ndim=2) for j, X in enumerate(Xs)]
     d = Xs[0].shape[1]
@@ -173,7 +189,8 @@ def unrolled_terms(layers: Sequence[tm.Layer], layers_h: Sequence[tm.Layer], w: 
         e_w.append(torch.abs((w - w_h) @ a_h))
         lhs.append(torch.abs(tm.block(layers, X, sigma)[cls_index] @ w - a_h @ w_h))
     mx = lambda xs: torch.stack(xs).max()  # noqa: E731
-    sp = lambda attr: torch.stack([torch.maximum(_spec(getattr(p, attr)), _spec(getattr(q, attr)))  # noqa: E731
+    # noqa: E731
+    sp = lambda attr: torch.stack([torch.maximum(_spec(getattr(p, attr)), _spec(getattr(q, attr)))
                                    for p, q in zip(layers, layers_h)]).max()
     return {"lhs": mx(lhs), "e_w": mx(e_w), "e_c": torch.stack([mx(e) for e in e_c]),
             "e_v": torch.stack([mx(e) for e in e_v]), "e_qk": torch.stack([mx(e) for e in e_qk]),
@@ -256,3 +273,355 @@ def composite_cover(layers: Sequence[tm.Layer], w: np.ndarray, B: float, eps_all
     sup_err["w"] = float(np.linalg.norm(w - w_hat))
     logsize += log_binomial(2 * w.size + K, K)
     return hat, w_hat, logsize, sup_err
+
+
+# ------------------------------------------------------------ instances of the multi-layer checks
+# (each draws from its own seed, or from a generator it is handed, in a fixed order: the checks'
+# instances are the same on every run)
+
+#: Lipschitz constants of the activations the multi-layer checks use
+SIGMA_LIPSCHITZ = {"identity": 1.0, "relu": 1.0, "tanh": 1.0, "2tanh": 2.0}
+
+
+@refuses_overflow
+def lemma_e1_slsqp_minimum(C: np.ndarray, beta: np.ndarray, eps: float, x0: np.ndarray) -> float:
+    """SLSQP minimum of ``sum C_i / eps_i^2`` s.t. ``sum beta_i eps_i = eps``, ``eps_i > 0`` (Lemma E.1).
+
+    ``C``, ``beta``, ``x0`` have shape ``(n,)``; ``x0`` is a feasible start on the simplex (the
+    fractions ``beta_i eps_i / eps``).  Variables ``y_i = log(beta_i eps_i / eps)`` (so the
+    constraint reads ``sum exp(y) = 1`` and positivity is automatic); the objective is divided by
+    ``sum_i a_i`` for conditioning.  The value returned is that of an exactly feasible point.
+    """
+    import scipy.optimize as so
+
+    C, beta, x0 = as_vector(C, "C"), as_vector(beta, "beta"), as_vector(x0, "x0")
+    for a, name in ((C, "C"), (beta, "beta"), (x0, "x0")):
+        if a.shape != C.shape or np.any(a <= 0):
+            raise ValueError(f"{name} must hold {C.size} entries > 0 (the shape of C)")
+    eps = check_positive(eps, "eps")
+    a = C * beta ** 2 / eps ** 2
+    s = a.sum()
+    res = so.minimize(lambda y: float(np.sum(a * np.exp(-2 * y)) / s), np.log(x0),
+                      jac=lambda y: -2 * a * np.exp(-2 * y) / s, method="SLSQP",
+                      bounds=[(-40.0, 0.0)] * len(C),
+                      constraints=[{"type": "eq", "fun": lambda y: float(np.exp(y).sum() - 1.0),
+                                    "jac": lambda y: np.exp(y)}],
+                      options={"ftol": 1e-15, "maxiter": 2000})
+    x = np.exp(res.x)
+    x = x / x.sum()  # exactly feasible: the value reported is that of a feasible point
+    return float(np.sum(a / x ** 2))
+
+
+def lemma_e1_instances(seed: int, count: int, *, gamma: Callable[[np.ndarray, np.ndarray], float],
+                       lower_gamma: Callable[[np.ndarray, np.ndarray], float],
+                       allocation_power: float = 1.0 / 3.0) -> dict[str, list[float]]:
+    """Lemma E.1 on ``count`` random ``(C, beta, eps)`` (``n`` in 1..20, entries log-uniform on
+    ``[1e-2, 1e2]``): keys ``closed`` (``gamma^3/eps^2``), ``numeric`` (the best of 2 SLSQP runs,
+    :func:`lemma_e1_slsqp_minimum`), ``feasibility`` / ``feasibility_ref`` (constraint and value of
+    the closed-form allocation ``eps/gamma (C/beta)^allocation_power`` against ``eps`` and the
+    minimum), ``random_low`` (the smallest value over 500 Dirichlet(1/2) feasible allocations),
+    ``lower`` (``lower_gamma^3/eps^2``) and ``solver_low`` (the SLSQP minimum again)."""
+    check_callable(gamma, "gamma")
+    check_callable(lower_gamma, "lower_gamma")
+    allocation_power = check_real(allocation_power, "allocation_power")
+    rng = np.random.default_rng(check_seed(seed))
+    closed, numeric, feas, feas_ref, rand_lo, rand_closed = [], [], [], [], [], []
+    for _ in range(check_int(count, "count", minimum=0)):
+        n = int(rng.integers(1, 21))
+        C, beta = 10 ** rng.uniform(-2, 2, n), 10 ** rng.uniform(-2, 2, n)
+        eps = float(10 ** rng.uniform(-2, 1))
+        g = gamma(C, beta)
+        best = min(lemma_e1_slsqp_minimum(C, beta, eps, rng.dirichlet(np.ones(n))) for _ in range(2))
+        closed.append(g ** 3 / eps ** 2)
+        numeric.append(best)
+        alloc = eps / bm.lemma_e1_gamma(C, beta) * (C / beta) ** allocation_power
+        feas += [float(beta @ alloc), float(np.sum(C / alloc ** 2))]
+        feas_ref += [eps, bm.lemma_e1_minimum(C, beta, eps)]
+        x = rng.dirichlet(np.full(n, 0.5), size=500)
+        vals = np.sum(C * beta ** 2 / eps ** 2 / x ** 2, axis=1)
+        rand_lo.append(float(vals.min()))
+        rand_closed.append(lower_gamma(C, beta) ** 3 / eps ** 2)
+    return {"closed": closed, "numeric": numeric, "feasibility": feas, "feasibility_ref": feas_ref,
+            "random_low": rand_lo, "lower": rand_closed, "solver_low": list(numeric)}
+
+
+def e2_unpack(v: torch.Tensor, T: int, d: int, k: int,
+              rho: float) -> tuple[tm.Layer, tm.Layer, torch.Tensor, torch.Tensor]:
+    """Split a flat vector (``2 (d^2 + 2dk) + 2 T d`` entries) into two layers and two inputs
+    ``(T, d)`` with rows in the ``rho`` ball: ``(p, p_hat, Z, Z_hat)`` of Lemma E.2."""
+    T, d, k = check_int(T, "T"), check_int(d, "d"), check_int(k, "k")
+    rho = check_positive(rho, "rho")
+    v = as_tensor(v, "v", ndim=1)
+    n = 2 * (d * d + 2 * d * k) + 2 * T * d
+    if v.shape[0] != n:
+        raise ValueError(f"v must hold 2 (d^2 + 2dk) + 2 T d = {n} entries, got {v.shape[0]}")
+    sizes = [d * d, d * k, k * d]
+    out, o = [], 0
+    for _ in range(2):
+        mats = []
+        for s, shp in zip(sizes, [(d, d), (d, k), (k, d)]):
+            mats.append(v[o:o + s].reshape(shp))
+            o += s
+        out.append(tm.Layer(*mats))
+    Z = rho * tm.proj_norm(v[o:o + T * d].reshape(T, d))
+    Zh = rho * tm.proj_norm(v[o + T * d:o + 2 * T * d].reshape(T, d))
+    return out[0], out[1], Z, Zh
+
+
+def e2_init(T: int, d: int, k: int, g: np.random.Generator) -> np.ndarray:
+    """A start for the Lemma E.2 adversary (the layout of :func:`e2_unpack`): ``hat W = W + small``
+    and ``hat Z = Z + small``."""
+    T, d, k, g = check_int(T, "T"), check_int(d, "d"), check_int(k, "k"), check_rng(g, "g")
+    n = 2 * (d * d + 2 * d * k) + 2 * T * d
+    base = g.standard_normal(n) * g.uniform(0.2, 2)
+    m = d * d + 2 * d * k
+    scale = 10 ** g.uniform(-4, 0)
+    base[m:2 * m] = base[:m] + scale * g.standard_normal(m)  # hat W = W + small
+    base[2 * m + T * d:] = base[2 * m:2 * m + T * d] + scale * g.standard_normal(T * d)
+    return base
+
+
+def lemma_e2_instances(rng: np.random.Generator, count: int, *,
+                       rho_of: Callable[[np.random.Generator], float],
+                       rhs_rho: Callable[[float], float], rhs_kwargs: dict[str, Any]
+                       ) -> tuple[list[float], list[float]]:
+    """Lemma E.2 on ``count`` random configurations (``T`` in ``{2, 4, 8}``, ``d, k`` in ``{2, 3}``,
+    the four activations in turn, row radius ``rho_of(rng)``), 9 draws each: everything perturbed,
+    or only ``W_c``, ``W_v``, ``W_QK``, or the input (``W_QK = 0``).  Returns LHS and
+    :func:`lemma_e2_rhs` with ``rho = rhs_rho(rho)`` and ``rhs_kwargs``."""
+    rng = check_rng(rng)
+    check_callable(rho_of, "rho_of")
+    check_callable(rhs_rho, "rhs_rho")
+    check_mapping(rhs_kwargs, "rhs_kwargs")
+    lhs, rhs = [], []
+    configs = []
+    for j in range(check_int(count, "count", minimum=0)):
+        T, d, k = int(rng.choice([2, 4, 8])), int(rng.integers(2, 4)), int(rng.integers(2, 4))
+        sigma = ("identity", "relu", "tanh", "2tanh")[j % 4]
+        configs.append((T, d, k, sigma, rho_of(rng)))
+    for j, (T, d, k, sigma, rho) in enumerate(configs):
+        Ls = SIGMA_LIPSCHITZ[sigma]
+        m = d * d + 2 * d * k
+        for r in range(9):
+            v = torch.as_tensor(e2_init(T, d, k, rng))
+            if r >= 5:  # isolate one perturbation: W_c, W_v, W_QK, or the input (with W_QK = 0)
+                v[m:2 * m] = v[:m]
+                v[2 * m + T * d:] = v[2 * m:2 * m + T * d]
+                lo, hi = {5: (m - k * d, m), 6: (d * d, d * d + d * k), 7: (0, d * d), 8: (None, None)}[r]
+                if lo is not None:
+                    scale = 10 ** rng.uniform(-3, 0)
+                    v[m + lo:m + hi] += scale * torch.as_tensor(rng.standard_normal(hi - lo))
+                else:
+                    v[:d * d] = 0.0
+                    v[m:m + d * d] = 0.0
+                    scale = 10 ** rng.uniform(-3, 0)
+                    v[2 * m + T * d:] += scale * torch.as_tensor(rng.standard_normal(T * d))
+            with torch.no_grad():
+                p, ph, Z, Zh = e2_unpack(v, T, d, k, rho)
+                t = lemma_e2_terms(p, ph, Z, Zh, sigma)
+                lhs.append(float(t["lhs"]))
+                rhs.append(float(lemma_e2_rhs(t, Ls, rho=rhs_rho(rho), **rhs_kwargs)))
+    return lhs, rhs
+
+
+def lemma_e2_equality(rng: np.random.Generator, *, c_delta: float = 1.0, c_delta_qk: float = 4.0,
+                      c_qk: float = 2.0) -> tuple[float, float]:
+    """Lemma E.2's equality case: ``W_QK = 0`` (uniform attention), identity ``W_v = W_c``, every token
+    of 4 random ones (``d = 3``, scale 0.1) shifted by the same small vector, ``sigma = id``: LHS =
+    ``delta`` = RHS.  Returns ``(lhs, rhs)``."""
+    rng = check_rng(rng)
+    eye = torch.eye(3, dtype=torch.float64)
+    Z = 0.1 * torch.as_tensor(rng.standard_normal((4, 3)))
+    p = tm.Layer(torch.zeros(3, 3, dtype=torch.float64), eye, eye)
+    t = lemma_e2_terms(p, p, Z, Z + 1e-3 * torch.tensor([1.0, 0.0, 0.0], dtype=torch.float64), "identity")
+    return float(t["lhs"]), float(lemma_e2_rhs(t, 1.0, c_delta=c_delta, c_delta_qk=c_delta_qk, c_qk=c_qk))
+
+
+@refuses_overflow
+def layer1_values(Bxs: Sequence[float], *, rho_power: float = 2.0) -> dict[str, list[float]]:
+    """Lemma E.2 on :func:`layer1_counterexample` (``eta = 1e-3/Bx^3``) for each ``Bx``: keys ``lhs``,
+    ``printed`` (the RHS with ``rho = 1``) and ``corrected`` (``rho = max(1, Bx)``, power ``rho_power``)."""
+    check_sequence(Bxs, "Bxs")
+    for i, Bx in enumerate(Bxs):
+        check_positive(Bx, f"Bxs[{i}]")
+    rho_power = check_real(rho_power, "rho_power")
+    lhs, pr, co = [], [], []
+    for Bx in Bxs:
+        p, ph, X = layer1_counterexample(Bx, eta=1e-3 / Bx ** 3)
+        t = lemma_e2_terms(p, ph, X, X, "identity")
+        lhs.append(float(t["lhs"]))
+        pr.append(float(lemma_e2_rhs(t, 1.0, rho=1.0, rho_power=rho_power)))
+        co.append(float(lemma_e2_rhs(t, 1.0, rho=max(1.0, Bx), rho_power=rho_power)))
+    return {"lhs": lhs, "printed": pr, "corrected": co}
+
+
+def readout_instances(seed: int, count: int, *, second_term: float = 1.0) -> tuple[list[float], list[float]]:
+    """Lemma E.3 on ``count`` random perturbed blocks (``T`` in 2..5, ``d, k`` in 2..4, ``L`` in
+    ``{1, 2}``, ``B_qk = 2``, perturbations ``10^U(-3, 0)``): ``|w^T a - hat w^T hat a|`` and
+    ``||w|| ||a - hat a|| + second_term |(w - hat w)^T hat a|`` (``a`` the [CLS] outputs)."""
+    second_term = check_real(second_term, "second_term")
+    rng = np.random.default_rng(check_seed(seed))
+    lhs, rhs = [], []
+    for i in range(check_int(count, "count", minimum=0)):
+        T, d, k = int(rng.integers(2, 6)), int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        L = int(rng.integers(1, 3))
+        X = torch.as_tensor(rng.standard_normal((T, d)))
+        layers = tm.random_block(rng, L, d, k, B_qk=2.0)
+        s = 10 ** rng.uniform(-3, 0)
+        layers_h = [tm.Layer(*[M + s * torch.as_tensor(rng.standard_normal(M.shape)) for M in p])
+                    for p in layers]
+        w = torch.as_tensor(rng.standard_normal(d))
+        wh = w + s * torch.as_tensor(rng.standard_normal(d))
+        a, ah = tm.block(layers, X)[0], tm.block(layers_h, X)[0]
+        lhs.append(float(torch.abs(w @ a - wh @ ah)))
+        rhs.append(float(torch.linalg.vector_norm(w) * torch.linalg.vector_norm(a - ah)
+                         + second_term * torch.abs((w - wh) @ ah)))
+    return lhs, rhs
+
+
+def sup_identity_values(seed: int, count: int, *, transpose: bool = False) -> tuple[list[float], list[float]]:
+    """Eq. E.1 on ``count`` random ``D`` (``k, d`` in 1..5) and ``m`` in 1..4 token matrices ``C``
+    (``d x T``): ``max_i ||D C^(i)||_{2,inf}`` (Sec. 2.1's column-wise norm, or row-wise when
+    ``transpose``) and ``max_{i,t} ||D C^(i)_{:,t}||_2``."""
+    transpose = check_bool(transpose, "transpose")
+    rng = np.random.default_rng(check_seed(seed))
+    comp, ref = [], []
+    for _ in range(check_int(count, "count", minimum=0)):
+        k, d, T, m = (int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 9)),
+                      int(rng.integers(1, 5)))
+        D = rng.standard_normal((k, d))
+        Cs = rng.standard_normal((m, d, T))
+        comp.append(max(mixed_norm((D @ C).T if transpose else D @ C, 2, math.inf) for C in Cs))
+        ref.append(max(float(np.linalg.norm(D @ C[:, t])) for C in Cs for t in range(T)))
+    return comp, ref
+
+
+def perturbed_network(rng: np.random.Generator, L: int, d: int, k: int, scale: float,
+                      bounds: tuple[float, float, float]
+                      ) -> tuple[list[tm.Layer], list[tm.Layer], torch.Tensor, torch.Tensor]:
+    """A random ``L``-layer block with spectral norms ``bounds = (B_qk, B_v, B_c)`` and read-out ``w``
+    (``(d,)``), and the same with Gaussian noise of scale ``scale`` on every matrix and on ``w``:
+    ``(layers, layers_hat, w, w_hat)``."""
+    rng, scale = check_rng(rng), check_positive(scale, "scale", allow_zero=True)
+    check_sequence(bounds, "bounds")
+    if len(bounds) != 3:
+        raise ValueError(f"bounds must be (B_qk, B_v, B_c), got {bounds!r}")
+    for i, b in enumerate(bounds):
+        check_positive(b, f"bounds[{i}]", allow_zero=True)
+    Bq, Bv, Bc = bounds
+    layers = tm.random_block(rng, L, d, k, B_qk=Bq, B_v=Bv, B_c=Bc)
+    layers_h = [tm.Layer(*[M + scale * torch.as_tensor(rng.standard_normal(M.shape)) for M in p])
+                for p in layers]
+    w = torch.as_tensor(rng.standard_normal(d))
+    return layers, layers_h, w, w + scale * torch.as_tensor(rng.standard_normal(d))
+
+
+@refuses_overflow
+def unrolled_instances(seed: int, count: int, *, c_qk: float = 2.0, alpha_qk: float = 4.0
+                       ) -> tuple[list[float], list[float]]:
+    """The unrolled bound of App. E on ``count`` random networks (``L`` in 1..3, ``d, k`` in 2..4,
+    ``T`` in ``{2, 4, 8}``, relu / tanh / identity, 3 samples with rows of norm ``<= U(0.3, 1)``),
+    perturbation ``10^U(-4, 0)`` of everything or of only ``w``, one ``W_c``, ``W_v`` or ``W_QK``:
+    LHS and :func:`unrolled_rhs` (``L_sigma = 1``)."""
+    c_qk, alpha_qk = check_real(c_qk, "c_qk"), check_real(alpha_qk, "alpha_qk")
+    rng = np.random.default_rng(check_seed(seed))
+    lhs, rhs = [], []
+    for j in range(check_int(count, "count", minimum=0)):
+        L, d, k = int(rng.integers(1, 4)), int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        T = int(rng.choice([2, 4, 8]))
+        sigma = ("relu", "tanh", "identity")[j % 3]
+        Xs = samples(rng, 3, T, d, float(rng.uniform(0.3, 1.0)))
+        scale = float(10 ** rng.uniform(-4, 0))
+        net = perturbed_network(rng, L, d, k, scale, tuple(float(b) for b in rng.uniform(0.3, 2.5, 3)))
+        mode = j % 5  # 0: everything perturbed; 1-4: only w, or one W_c / W_v / W_QK
+        if mode:
+            layers, _, w, w_h = net
+            layers_h = [tm.Layer(*[M.clone() for M in p]) for p in layers]
+            if mode == 1:
+                w_h = w + scale * torch.as_tensor(rng.standard_normal(d))
+            else:
+                i, field = int(rng.integers(L)), ("W_c", "W_v", "W_QK")[mode - 2]
+                M = getattr(layers_h[i], field)
+                noise = scale * torch.as_tensor(rng.standard_normal(M.shape))
+                layers_h[i] = layers_h[i]._replace(**{field: M + noise})
+                w_h = w.clone()
+            net = (layers, layers_h, w, w_h)
+        with torch.no_grad():
+            t = unrolled_terms(*net, Xs, sigma)
+            lhs.append(float(t["lhs"]))
+            rhs.append(float(unrolled_rhs(t, 1.0, c_qk=c_qk, alpha_qk=alpha_qk)))
+    return lhs, rhs
+
+
+
+
+
+
+
+
+def cor421_regimes(seed: int, count: int) -> list[dict[str, Any]]:
+    """Parameter sets of Cor. 4.2.1's constants: a grid (``d = 16``, ``k = 8``, ``L = 1..6``, ``B_qk2``
+    in ``{1e-3, 0.1, 1, 3}``, ``Bx`` in ``{0.5, 1, 2}``, other norms 1), then ``count`` random regimes
+    (``d, k`` in 1..99, norms in ``10^U(-1, 1)``, ``L`` in 1..6, ``L_sigma`` in ``{1, 2}``, ``B_qk2``
+    in ``10^U(-3, 1)``): keyword arguments of
+    :func:`~attention_theory.trauger.multi_layer_bounds.cor421_proof_constant`."""
+    rng = np.random.default_rng(check_seed(seed))
+    grid = []
+    for L in range(1, 7):
+        for Bq in (1e-3, 1e-1, 1.0, 3.0):
+            for Bx in (0.5, 1.0, 2.0):
+                grid.append(dict(d=16, k=8, B=1.0, Bx=Bx, B_w=1.0, L=L, L_sigma=1.0, B_c2=1.0, B_v2=1.0,
+                                 B_qk2=Bq))
+    for _ in range(check_int(count, "count", minimum=0)):
+        grid.append(dict(d=int(rng.integers(1, 100)), k=int(rng.integers(1, 100)),
+                         B=float(10 ** rng.uniform(-1, 1)),
+                         Bx=float(10 ** rng.uniform(-1, 1)), B_w=float(10 ** rng.uniform(-1, 1)),
+                         L=int(rng.integers(1, 7)), L_sigma=float(rng.choice([1.0, 2.0])),
+                         B_c2=float(10 ** rng.uniform(-1, 1)), B_v2=float(10 ** rng.uniform(-1, 1)),
+                         B_qk2=float(10 ** rng.uniform(-3, 1))))
+    return grid
+
+
+@refuses_overflow
+def log_cube_l1_cover_lower(d: int, B: float, eps: float) -> float:
+    """Volume lower bound for covering ``[-B, B]^d`` by l1 balls of radius ``eps sqrt(d)``:
+    ``log d! + d log(B / (eps sqrt d))`` (erratum #9, Cor. F.0.1)."""
+    from scipy.special import gammaln
+
+    d, B, eps = check_int(d, "d"), check_positive(B, "B"), check_positive(eps, "eps")
+    return float(gammaln(d + 1) + d * math.log(B / (eps * math.sqrt(d))))
+
+
+@refuses_overflow
+def dudley_rademacher_numeric(A: float, m: int, R: float, *, c_D: float = 12.0) -> float:
+    """``c_D inf_delta (delta + int_delta^R sqrt(A/(m eps^2)) d eps)`` by quadrature and bounded
+    minimisation: the numerical Dudley bound for ``log N <= A/eps^2`` and range ``R`` (Sec. 4.3)."""
+    import scipy.optimize as so
+    from scipy.integrate import quad
+
+    A, m, R = check_positive(A, "A"), check_int(m, "m"), check_positive(R, "R")
+    c_D = check_positive(c_D, "c_D")
+
+    def h(delta: float) -> float:
+        if delta >= R:
+            return delta
+        integral, _ = quad(lambda e: math.sqrt(A / m) / e, delta, R)
+        return delta + integral
+
+    res = so.minimize_scalar(h, bounds=(1e-12, R), method="bounded", options={"xatol": 1e-13})
+    return c_D * min(res.fun, h(R))
+
+
+def sec43_dudley_values(seed: int, count: int, *, closed_form: Callable[..., float] = bm.dudley_rademacher
+                        ) -> tuple[list[float], list[float]]:
+    """``closed_form(A, m, R, c_D=12)`` and :func:`dudley_rademacher_numeric` on ``count`` random
+    ``A`` in ``10^U(-2, 4)``, ``m`` in ``10^U(0, 6)``, ``R`` in ``10^U(-1, 1)`` (Sec. 4.3 (a))."""
+    check_callable(closed_form, "closed_form")
+    rng = np.random.default_rng(check_seed(seed))
+    comp, ref = [], []
+    for _ in range(check_int(count, "count", minimum=0)):
+        A, m = float(10 ** rng.uniform(-2, 4)), int(10 ** rng.uniform(0, 6))
+        R = float(10 ** rng.uniform(-1, 1))
+        ref.append(dudley_rademacher_numeric(A, m, R, c_D=12.0))
+        comp.append(closed_form(A, m, R, c_D=12.0))
+    return comp, ref

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from attention_theory._validate import as_vector, check_int, check_positive, refuses_overflow
+from attention_theory.validation import as_vector, check_int, check_positive, refuses_overflow
 
 __all__ = [
     "alphas",
@@ -100,7 +100,8 @@ def _pairs(C: Sequence[float], beta: Sequence[float]) -> tuple[np.ndarray, np.nd
 
 
 def lemma_e1_gamma(C: Sequence[float], beta: Sequence[float]) -> float:
-    """``gamma = sum_i C_i^(1/3) beta_i^(2/3)`` (Lemma E.1); ``C``, ``beta`` of shape ``(n,)``, entries > 0."""
+    """``gamma = sum_i C_i^(1/3) beta_i^(2/3)`` (Lemma E.1); ``C``, ``beta`` of shape ``(n,)``, entries >
+    0."""
     C, beta = _pairs(C, beta)
     return float(np.sum(np.cbrt(C) * np.cbrt(beta) ** 2))
 
@@ -283,9 +284,11 @@ def cor421_order_printed(B: float, Bx: float, B_w: float, L: int, L_sigma: float
     """The order-of-magnitude form printed after Cor. 4.2.1, with its hidden pieces made explicit:
     ``constant * B^2 Bx^2 B_w^2 (L_sigma B_c2 B_v2 B_qk2)^(exponent_per_layer * L)``."""
     L = check_int(L, "L")
-    prod = _nonneg(L_sigma, "L_sigma") * _nonneg(B_c2, "B_c2") * _nonneg(B_v2, "B_v2") * _nonneg(B_qk2, "B_qk2")
+    prod = (_nonneg(L_sigma, "L_sigma") * _nonneg(B_c2, "B_c2") * _nonneg(B_v2, "B_v2")
+            * _nonneg(B_qk2, "B_qk2"))
     return (check_positive(constant, "constant") * check_positive(B, "B") ** 2 * check_positive(Bx, "Bx") ** 2
-            * _nonneg(B_w, "B_w") ** 2 * prod ** (check_positive(exponent_per_layer, "exponent_per_layer") * L))
+            * _nonneg(B_w, "B_w") ** 2 * prod ** (check_positive(exponent_per_layer, "exponent_per_layer")
+                                                  * L))
 
 
 @refuses_overflow

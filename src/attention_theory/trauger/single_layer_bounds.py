@@ -16,14 +16,26 @@ sign removal of eq. C.2).  ``h`` is convex, so the infimum is at
 always plugs in ``delta*``; :func:`dudley_inf_printed` does the same, and can be negative.
 
 No function here depends on the sequence length ``T`` (except :func:`edelman_type_bound`,
-which illustrates a bound whose covering step does).
+which illustrates a bound whose covering step does).  :func:`dudley_grid`,
+:func:`dudley_closed_form_values` and :func:`dudley_quadrature_values` evaluate the closed forms
+on the grid of the checks of eq. C.6 (:mod:`attention_theory.trauger.checks.single_layer`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
-from attention_theory._validate import check_int, check_positive, refuses_overflow
+import numpy as np
+
+from attention_theory.config import pick
+from attention_theory.validation import (
+    check_callable,
+    check_int,
+    check_positive,
+    check_real,
+    refuses_overflow,
+)
 
 __all__ = [
     "C_DUDLEY",
@@ -45,6 +57,9 @@ __all__ = [
     "multihead_bound",
     "edelman_type_bound",
     "thm51_maurer_bound",
+    "dudley_grid",
+    "dudley_closed_form_values",
+    "dudley_quadrature_values",
 ]
 
 #: Dudley's constant used for every explicit bound in the book (see ``trauger-eq-2-4``).
@@ -78,7 +93,8 @@ def dudley_h(delta: float, Bx: float, C: float, m: int, d: int) -> float:
 
 @refuses_overflow
 def delta_star(Bx: float, C: float, m: int, d: int) -> float:
-    """Unconstrained minimiser ``b / (1 - a) = 2 B_x^2 sqrt(C) / (sqrt(m) - sqrt(ln 2d))``; needs ``m > ln(2d)``."""
+    """Unconstrained minimiser ``b / (1 - a) = 2 B_x^2 sqrt(C) / (sqrt(m) - sqrt(ln 2d))``; needs ``m >
+    ln(2d)``."""
     a, b = dudley_a_b(Bx, C, m, d)
     if a >= 1:
         raise ValueError(f"delta* needs m > ln(2d); got m={m}, ln(2d)={math.log(2 * d):.4g}")
@@ -87,7 +103,8 @@ def delta_star(Bx: float, C: float, m: int, d: int) -> float:
 
 @refuses_overflow
 def dudley_inf(Bx: float, C: float, m: int, d: int) -> float:
-    """``inf_{0 < delta <= B_x} h(delta)`` exactly: ``h(min(delta*, B_x))`` (``B_x`` when ``a >= 1`` or ``C = 0``)."""
+    """``inf_{0 < delta <= B_x} h(delta)`` exactly: ``h(min(delta*, B_x))`` (``B_x`` when ``a >= 1`` or ``C =
+    0``)."""
     Bx, C, m, d = _common(Bx, C, m, d)
     a, b = dudley_a_b(Bx, C, m, d)
     if b == 0:  # h(delta) = delta (1 - a) + B_x a: infimum at delta -> 0 if a < 1
@@ -113,7 +130,8 @@ def dudley_inf_printed(Bx: float, C: float, m: int, d: int) -> float:
 
 @refuses_overflow
 def dudley_inf_numeric(Bx: float, C: float, m: int, d: int) -> float:
-    """Numerical ``inf h`` on ``(0, B_x]`` (bounded scalar minimisation in ``log delta``, plus the endpoint)."""
+    """Numerical ``inf h`` on ``(0, B_x]`` (bounded scalar minimisation in ``log delta``, plus the
+    endpoint)."""
     from scipy.optimize import minimize_scalar
 
     Bx, C, m, d = _common(Bx, C, m, d)
@@ -161,20 +179,24 @@ def trivial_bound(B: float, Bx: float) -> float:
 
 @refuses_overflow
 def C_lemma36(Bx: float, B_qk: float, d: int) -> float:
-    """Cor. 4.1.1: Lemma 3.6 with ``k = d``: ``C = B_x^2 B_QK^2 ln(2 d^2 + 1)`` (``||W_QK||_{1,1} <= B_QK``)."""
-    return check_positive(Bx, "Bx")**2 * check_positive(B_qk, "B_qk")**2 * math.log(2 * check_int(d, "d")**2 + 1)
+    """Cor. 4.1.1: Lemma 3.6 with ``k = d``: ``C = B_x^2 B_QK^2 ln(2 d^2 + 1)`` (``||W_QK||_{1,1} <=
+    B_QK``)."""
+    Bx, B_qk, d = check_positive(Bx, "Bx"), check_positive(B_qk, "B_qk"), check_int(d, "d")
+    return Bx**2 * B_qk**2 * math.log(2 * d**2 + 1)
 
 
 @refuses_overflow
 def C_lemma33(Bx: float, B_qk: float, d: int) -> float:
-    """Cor. D.0.1: Lemma 3.3 with ``k = d``: ``C = d B_QK^2 B_x^2 ln(2d + 1)`` (l1 inputs, column-l1 ``W_QK``)."""
+    """Cor. D.0.1: Lemma 3.3 with ``k = d``: ``C = d B_QK^2 B_x^2 ln(2d + 1)`` (l1 inputs, column-l1
+    ``W_QK``)."""
     d = check_int(d, "d")
     return d * check_positive(Bx, "Bx")**2 * check_positive(B_qk, "B_qk")**2 * math.log(2 * d + 1)
 
 
 @refuses_overflow
 def C_lemma34(Bx: float, B_qk: float, d: int, *, constant: float = 1.0) -> float:
-    """Cor. D.0.2: Lemma 3.4 with ``k = d`` and its hidden constant explicit: ``constant * 2 B_QK^2 B_x^2 ln d``."""
+    """Cor. D.0.2: Lemma 3.4 with ``k = d`` and its hidden constant explicit: ``constant * 2 B_QK^2 B_x^2 ln
+    d``."""
     d = check_int(d, "d", minimum=2)
     return (check_positive(constant, "constant") * 2 * check_positive(B_qk, "B_qk")**2
             * check_positive(Bx, "Bx")**2 * math.log(d))
@@ -191,7 +213,8 @@ def _printed_alpha_form(B: float, Bx: float, alpha: float, m: int, d: int, *, mi
 
 @refuses_overflow
 def cor411_bound(B: float, Bx: float, B_qk: float, m: int, d: int, *, c_D: float = C_DUDLEY) -> float:
-    """Corollary 4.1.1 (``||W_QK||_{1,1} <= B_QK``, l2 tokens), explicit: :func:`thm41_bound` with :func:`C_lemma36`."""
+    """Corollary 4.1.1 (``||W_QK||_{1,1} <= B_QK``, l2 tokens), explicit: :func:`thm41_bound` with
+    :func:`C_lemma36`."""
     return thm41_bound(B, Bx, C_lemma36(Bx, B_qk, d), m, d, c_D=c_D)
 
 
@@ -206,7 +229,8 @@ def cord01_bound(B: float, Bx: float, B_qk: float, m: int, d: int, *, c_D: float
 
 @refuses_overflow
 def cord01_printed_expression(B: float, Bx: float, B_qk: float, m: int, d: int) -> float:
-    """Cor. D.0.1 as printed, ``alpha = 2 B_QK sqrt(d ln(2d+1))`` and ``ln((sqrt m - sqrt ln 2d)/(B_x^2 alpha))``."""
+    """Cor. D.0.1 as printed, ``alpha = 2 B_QK sqrt(d ln(2d+1))`` and ``ln((sqrt m - sqrt ln 2d)/(B_x^2
+    alpha))``."""
     d = check_int(d, "d")
     alpha = 2 * check_positive(B_qk, "B_qk") * math.sqrt(d * math.log(2 * d + 1))
     return _printed_alpha_form(B, Bx, alpha, m, d, minus_log=True)
@@ -243,3 +267,53 @@ def thm51_maurer_bound(K: int, scalar_bound: float, *, lipschitz_l2: float = mat
     K = check_int(K, "K")
     return math.sqrt(2.0) * check_positive(lipschitz_l2, "lipschitz_l2") * K \
         * check_positive(scalar_bound, "scalar_bound")
+
+
+# ------------------------------------------- the grid of the Dudley checks of eq. C.6 (App. C)
+
+def dudley_grid() -> list[tuple[float, float, int, int]]:
+    """The ``(B_x, C, m, d)`` grid of the Dudley checks of eq. C.6: ``B_x`` in ``{0.5, 1, 2}``, ``C``
+    geometric in ``[1e-3, 1e4]`` (8 values at smoke scale, 30 at full), ``m`` in ``{3, 10, 100, 1e4,
+    1e6}``, ``d`` in ``{2, 8, 64}``, where ``m > ln 2d``."""
+    out = []
+    for Bx in (0.5, 1.0, 2.0):
+        for C in np.geomspace(1e-3, 1e4, pick(8, 30)):
+            for m in (3, 10, 100, 10_000, 1_000_000):
+                for d in (2, 8, 64):
+                    if m > math.log(2 * d):
+                        out.append((Bx, float(C), m, d))
+    return out
+
+def dudley_closed_form_values(closed_form: Callable[[float, float, int, int], float],
+                              clipped_form: Callable[[float, float, int, int], float]
+                              ) -> dict[str, list[float]]:
+    """App. C's closed form against the numerical ``inf_{0<delta<=B_x} h`` on :func:`dudley_grid`: keys
+    ``closed``, ``numeric`` where ``delta* <= B_x``, and ``clipped`` (``clipped_form``), ``below``
+    (the numerical infimum less ``1e-9`` relative) where ``delta* > B_x``."""
+    check_callable(closed_form, "closed_form")
+    check_callable(clipped_form, "clipped_form")
+    comp, ref, below_l, below_r = [], [], [], []
+    for Bx, C, m, d in dudley_grid():
+        num = dudley_inf_numeric(Bx, C, m, d)
+        if delta_star(Bx, C, m, d) <= Bx:
+            comp.append(closed_form(Bx, C, m, d))
+            ref.append(num)
+        else:
+            below_l.append(clipped_form(Bx, C, m, d))
+            below_r.append(num * (1 - 1e-9) if num > 0 else num - 1e-12)
+    return {"closed": comp, "numeric": ref, "clipped": below_l, "below": below_r}
+
+def dudley_quadrature_values(*, integrand_b_factor: float = 1.0) -> tuple[list[float], list[float]]:
+    """``delta + int_delta^Bx (a + integrand_b_factor b / eps) d eps`` (quadrature, ``delta = 0.3 B_x``)
+    and ``h(delta)`` on every 17th (smoke) or 5th (full) point of :func:`dudley_grid`."""
+    from scipy.integrate import quad
+
+    integrand_b_factor = check_real(integrand_b_factor, "integrand_b_factor")
+    q_c, q_r = [], []
+    for Bx, C, m, d in dudley_grid()[:: pick(17, 5)]:
+        a, b = dudley_a_b(Bx, C, m, d)
+        delta = Bx * 0.3
+        q_c.append(delta + quad(lambda e: a + integrand_b_factor * b / e, delta, Bx, epsabs=1e-13,
+                                epsrel=1e-12)[0])
+        q_r.append(dudley_h(delta, Bx, C, m, d))
+    return q_c, q_r

@@ -28,7 +28,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.trauger._args import check_float_tensor
+from attention_theory.validation import (
     as_array,
     check_bool,
     check_int,
@@ -38,7 +39,6 @@ from attention_theory._validate import (
     refuses_overflow,
     reject_complex,
 )
-from attention_theory.trauger._args import check_float_tensor
 
 __all__ = [
     "ACTIVATIONS",
@@ -97,8 +97,8 @@ def as_t(x: Any, name: str, *, ndim: int | tuple[int, ...] | None = None) -> tor
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else ndim
         if t.ndim not in allowed:
-            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s), "
-                             f"got shape {tuple(t.shape)}")
+            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s), got shape "
+                             f"{tuple(t.shape)}")
     if t.numel() == 0:
         raise ValueError(f"{name} must not be empty")
     if not torch.isfinite(t.detach()).all():
@@ -297,7 +297,8 @@ def sample_tokens(rng: np.random.Generator, m: int, T: int, d: int, Bx: float, *
 
 def outer_sup_identity(eps: Any, X: Any, W_qk: Any, x_cls: Any, *, B: float = 1.0,
                        transpose: bool = True) -> torch.Tensor:
-    """For ``sigma = identity``: ``sup_{w, W_c, W_v} sum_i eps_i f_theta(X_i) = B ||sum_i eps_i v_i(W_QK)||_inf``.
+    """For ``sigma = identity``: ``sup_{w, W_c, W_v} sum_i eps_i f_theta(X_i) = B ||sum_i eps_i
+    v_i(W_QK)||_inf``.
 
     ``eps`` has shape ``(..., m)``, ``X`` ``(m, T, d)``, ``W_qk`` ``(..., d, d)`` (batched);
     returns shape ``(...)``.  The supremum is attained by ``w = B_w e_1``,
@@ -315,7 +316,7 @@ def outer_sup_identity(eps: Any, X: Any, W_qk: Any, x_cls: Any, *, B: float = 1.
         torch.broadcast_shapes(eps.shape[:-1], W_qk.shape[:-2])
     except RuntimeError:
         raise ValueError(f"the batch shapes of eps {tuple(eps.shape[:-1])} and W_qk {tuple(W_qk.shape[:-2])} "
-                         "do not broadcast") from None
+                         f"do not broadcast") from None
     x_cls = as_t(x_cls, "x_cls", ndim=1)
     if x_cls.shape != (d,):
         raise ValueError(f"x_cls must have shape ({d},), got {tuple(x_cls.shape)}")
@@ -400,7 +401,8 @@ def sup_full_class(eps: Any, X: Any, x_cls: Any, *, k: int, B_w: float, B_Wc: fl
     n, m = eps.shape
     d = X.shape[-1]
     if m != X.shape[0]:
-        raise ValueError(f"eps must have shape (n, {X.shape[0]}) (one sign per sample of X), got {tuple(eps.shape)}")
+        raise ValueError(f"eps must have shape (n, {X.shape[0]}) (one sign per sample of X), got "
+                         f"{tuple(eps.shape)}")
     k, restarts = check_int(k, "k"), check_int(restarts, "restarts")
     x_cls = as_t(x_cls, "x_cls", ndim=1)
     if x_cls.shape != (d,):

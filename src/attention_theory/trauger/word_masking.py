@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.foundations.softmax import softmax
+from attention_theory.trauger import single_layer_model as ts
+from attention_theory.validation import (
     as_array,
     as_matrix,
     check_int,
@@ -21,8 +23,6 @@ from attention_theory._validate import (
     check_seed,
     refuses_overflow,
 )
-from attention_theory.foundations.softmax import softmax
-from attention_theory.trauger import single_layer_model as ts
 
 __all__ = ['loss_class_mc', 'masked_logits', 'printed_masked_loss']
 
@@ -82,13 +82,15 @@ def loss_class_mc(*, K: int, m: int, T: int, d: int = 3, k: int = 2, Bx: float =
         v = torch.einsum("nrmt,mtd->nrmd", p, X)
         y = torch.relu(v @ W_v) @ W_c  # (n, r, m, d)
         logits = torch.einsum("nrmd,nrKd->nrmK", y, W)
-        ce = torch.logsumexp(logits, -1) - torch.gather(logits, -1, labels.expand(n_draws, restarts, m)[..., None])[..., 0]
+        ce = (torch.logsumexp(logits, -1)
+              - torch.gather(logits, -1, labels.expand(n_draws, restarts, m)[..., None])[..., 0])
         return torch.einsum("nrm,nm->nr", torch.clamp(ce, max=clip), eps)
 
     traj = run_first_order(lambda z: -values(z).sum(), torch.as_tensor(Z0.ravel()), steps=steps, lr=0.05,
                            method="adam")
     with torch.no_grad():
         per = values(traj.final).max(dim=1).values.numpy() / m
-    return {"mean": float(per.mean()), "se": float(per.std(ddof=1) / math.sqrt(n_draws)), "K": K, "m": m, "T": T,
+    return {"mean": float(per.mean()), "se": float(per.std(ddof=1) / math.sqrt(n_draws)), "K": K, "m": m,
+            "T": T,
             "per_draw": [float(v) for v in per],
             "d": d, "Bx": Bx, "B_w": B_w, "B_qk": B_qk}

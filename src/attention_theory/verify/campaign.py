@@ -1,4 +1,4 @@
-"""The search campaign: every registered check function as one task, on any number of workers.
+"""The search campaign: every registered check function run once, on any number of workers.
 
 ``python -m attention_theory check --all --scale full --registry DIR [--workers N]`` builds one
 :class:`CheckTask` per check function (a function that writes several (claim, check) pairs is
@@ -38,18 +38,18 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from attention_theory._validate import as_array, check_path
 from attention_theory.cluster import counting_piece_cpu, one_thread
 from attention_theory.config import SCALES, use_scale
 from attention_theory.provenance import git_commit
 from attention_theory.results import atomic_write_text
+from attention_theory.validation import as_array, check_path
 from attention_theory.verify.contract import evaluate, registered_checks
 from attention_theory.verify.registry import load_registry, staging_records, write_record_file
 
 __all__ = ["MANIFEST", "TASK_STATUSES", "CheckTask", "natural_key", "needs_data", "EXPERIMENT_DATA_ARGUMENTS",
            "trains_experiment", "campaign_tasks", "run_check_task",
-           "record_task_result", "read_manifest", "completed_tasks", "known_durations", "task_jobs", "predict_wall",
-           "registry_scale", "run_campaign"]
+           "record_task_result", "read_manifest", "completed_tasks", "known_durations", "task_jobs",
+           "predict_wall", "registry_scale", "run_campaign"]
 
 #: The manifest of a registry folder written by the campaign (not a record: ``load_registry``
 #: skips names that start with ``_``).
@@ -148,7 +148,8 @@ def campaign_tasks(claims: Iterable[str]) -> list[CheckTask]:
             singles.append(CheckTask((name,), (own, *rest)))
     for shares, members in groups.items():
         members.sort(key=lambda m: (natural_key(m[1][0][0]), m[1][0][1]))
-        singles.append(CheckTask(tuple(n for n, _ in members), tuple(p for _, ps in members for p in ps), shares))
+        singles.append(CheckTask(tuple(n for n, _ in members),
+                                 tuple(p for _, ps in members for p in ps), shares))
     tasks = [t for t in singles if wanted & {cid for cid, _ in t.pairs}]
     return sorted(tasks, key=lambda t: (natural_key(t.claim_id), t.pairs[0][1]))
 

@@ -17,9 +17,9 @@ import math
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from attention_theory._validate import as_vector, check_int, check_positive, check_real
 from attention_theory.papers import check_modules, claim_id_pattern
 from attention_theory.provenance import default_device, git_commit, package_version
+from attention_theory.validation import as_vector, check_int, check_positive, check_real
 from attention_theory.verify.outcomes import (
     MIN_REASON_CHARS,
     ClaimViolation,
@@ -97,7 +97,8 @@ def claim_check(claim_id: str, check: str, *, parts: Iterable[str | tuple[str, s
     them as one task, in one process, so that it is computed once.
     """
     key = _pair(check, claim_id)
-    if shares is not None and (not isinstance(shares, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", shares)):
+    if shares is not None and (not isinstance(shares, str)
+                               or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", shares)):
         raise ValueError(f"shares must be a label of lower-case words joined by hyphens, got {shares!r}")
     if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
         raise TypeError(f"parts must be an iterable of check names or (claim_id, check) pairs, "
@@ -292,7 +293,8 @@ def limit_sequence(family: str, parameter: str, values: Iterable[float], ratios:
     v = as_vector(values, "values").tolist()
     r = as_vector(ratios, "ratios").tolist()
     if len(v) != len(r) or len(r) < 3:
-        raise ValueError(f"values and ratios must have the same length, at least 3; got {len(v)} and {len(r)}")
+        raise ValueError("values and ratios must have the same length, at least 3; "
+                         f"got {len(v)} and {len(r)}")
     gaps = [supremum - x for x in r]
     slack = 1e-9 * max(1.0, abs(supremum))
     if min(gaps) < -slack:
@@ -309,7 +311,8 @@ def limit_sequence(family: str, parameter: str, values: Iterable[float], ratios:
 def _search_detail(search: Any, no_search: str | None) -> dict[str, Any]:
     """``detail`` entries for ``check_bound(search=..., no_search=...)``."""
     if search is not None and no_search is not None:
-        raise ValueError("give either search (the adversarial search) or no_search (why there is none), not both")
+        raise ValueError("give either search (the adversarial search) or no_search (why there is none), "
+                         "not both")
     if no_search is not None:
         if not isinstance(no_search, str) or not no_search.strip():
             raise ValueError("no_search must be a non-empty string saying why no search applies")
@@ -318,7 +321,8 @@ def _search_detail(search: Any, no_search: str | None) -> dict[str, Any]:
         return {}
     record = getattr(search, "record", None)
     if not callable(record):
-        raise TypeError(f"search must be a SizedSearch (from maximize_over_sizes), got {type(search).__name__}")
+        raise TypeError("search must be a SizedSearch (from maximize_over_sizes), "
+                        f"got {type(search).__name__}")
     return dict(record())
 
 
@@ -381,9 +385,10 @@ def confirm_erratum(printed: Outcome, corrected: Outcome, *, description: str, p
     example around the statements, e.g. a background section); ``version`` is the text the
     erratum concerns, ``"published"`` (the version the book follows) or ``"review-copy"``.  Only
     errata in the published statement or proof set the claim's status
-    (:func:`~attention_theory.verify.registry.claim_status`); the others are listed.  Both outcomes must carry the
-    fingerprint of their instances (``instances=`` of the outcome functions) and the two must be
-    equal, unless ``different_instances_reason`` says why they cannot be (it is recorded).
+    (:func:`~attention_theory.verify.registry.claim_status`); the others are listed.  Both
+    outcomes must carry the fingerprint of their instances (``instances=`` of the outcome
+    functions) and the two must be equal, unless ``different_instances_reason`` says why they
+    cannot be (it is recorded).
 
     ``printed_tex``/``corrected_tex``: the two versions in LaTeX (math mode, without ``$``), for
     the errata page; ``printed_text``/``corrected_text`` stay the plain-text versions.

@@ -30,7 +30,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["ClaimViolation", "Outcome", "current_check", "running_check", "instances_fingerprint", "MAX_RTOL", "MAX_ATOL", "MIN_REASON_CHARS", "check_tolerances",
+__all__ = ["ClaimViolation", "Outcome", "current_check", "running_check", "instances_fingerprint", "MAX_RTOL",
+           "MAX_ATOL", "MIN_REASON_CHARS", "check_tolerances",
            "bound_outcome", "identity_outcome", "interval_outcome"]
 
 #: Largest relative tolerance a check may use without giving a reason.  Verification runs in
@@ -156,7 +157,8 @@ class Outcome:
             return f"{verdict} on {self.n_instances} instance(s): {self.detail['non_finite']}"
         if self.kind == "bound" and "exponent" in self.detail:
             e = self.detail["exponent"]
-            return (f"{verdict}: the ratio's exponent along the sequence {e['x_first']:.3g} .. {e['x_last']:.3g} "
+            return (f"{verdict}: the ratio's exponent along the sequence "
+                    f"{e['x_first']:.3g} .. {e['x_last']:.3g} "
                     f"is {e['exponent']:.3g}, {e['level']:.0%} interval [{e['low']:.3g}, {e['high']:.3g}] "
                     f"(margin {e['margin']:.3g}; growth over the sequence x{e['growth']:.3g})")
         # a failing outcome says how many instances fail, not only how many ran
@@ -173,7 +175,8 @@ class Outcome:
             a, b = self.detail["value_interval"]
             return (f"{verdict}: value {self.detail['value']:.6g}, interval [{a:.6g}, {b:.6g}], "
                     f"within [{self.detail['low']:.6g}, {self.detail['high']:.6g}]")
-        return f"{verdict}: value {self.detail['value']:.6g} in [{self.detail['low']:.6g}, {self.detail['high']:.6g}]"
+        return (f"{verdict}: value {self.detail['value']:.6g} "
+                f"in [{self.detail['low']:.6g}, {self.detail['high']:.6g}]")
 
 
 def _instance_axes(x: Any) -> tuple[int, ...]:

@@ -17,10 +17,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from attention_theory._validate import check_path
 from attention_theory.config import scale
 from attention_theory.provenance import jsonable
 from attention_theory.results import atomic_write_text
+from attention_theory.validation import check_path
 
 __all__ = ["STATUSES", "CLAIM_STATUSES", "ERRATUM_KINDS", "CheckRecord", "registry_dir",
            "evaluate_only", "recording_to", "staging_records", "on_results", "current_source", "write_record",
@@ -124,7 +124,8 @@ class CheckRecord:
             if self.detail.get("version", "published") != "published":
                 mark += f" of the {ERRATUM_VERSIONS[self.detail['version']]}"
         elif self.kind == "implementation":
-            mark = "implementation check passes" if self.status == "verified" else "implementation check FAILS"
+            mark = ("implementation check passes" if self.status == "verified"
+                    else "implementation check FAILS")
         else:
             mark = {"verified": "verified", "fails": "FAILS",
                     "not-checkable": "not numerically checkable"}[self.status]

@@ -122,12 +122,14 @@ def _plan(folder: Path, slowest: int = 10, paper: str | None = None) -> str:
     rows = sorted(tasks.items(), key=lambda kv: -kv[1]["cpu_s"])
     cpus = [t["cpu_s"] for _, t in rows]
     jobs = [task_jobs(t) for _, t in rows]
-    lines = [f"{len(rows)} tasks, {sum(cpus):.0f} CPU-s ({sum(t['wall_s'] for t in tasks.values()):.0f} s of task "
-             f"wall time); costliest {cpus[0]:.0f} CPU-s",
-             "predicted wall time from the CPU seconds (longest first on the first free worker): " + ", ".join(
-                 f"{w} worker(s) {predict_wall(jobs, w):.0f} s" for w in (1, 2, 8, 32)),
+    lines = [f"{len(rows)} tasks, {sum(cpus):.0f} CPU-s "
+             f"({sum(t['wall_s'] for t in tasks.values()):.0f} s of task wall time); "
+             f"costliest {cpus[0]:.0f} CPU-s",
+             "predicted wall time from the CPU seconds (longest first on the first free worker): "
+             + ", ".join(f"{w} worker(s) {predict_wall(jobs, w):.0f} s" for w in (1, 2, 8, 32)),
              "costliest tasks (CPU s / wall s):"]
-    lines += [f"  {name.rsplit('.', 1)[-1]:<48} {t['cpu_s']:9.1f} {t['wall_s']:9.1f}" for name, t in rows[:slowest]]
+    lines += [f"  {name.rsplit('.', 1)[-1]:<48} {t['cpu_s']:9.1f} {t['wall_s']:9.1f}"
+              for name, t in rows[:slowest]]
     return "\n".join(lines)
 
 
@@ -139,7 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--scale", choices=SCALES, default="smoke", help="smoke (default) or full")
     ap.add_argument("--list", action="store_true", help="list the claims and their checks")
     ap.add_argument("--all", action="store_true", help="re-run every claim (with --paper, one paper's)")
-    ap.add_argument("--paper", choices=[p.key for p in PAPERS], help="with --all, --list or --plan: one paper")
+    ap.add_argument("--paper", choices=[p.key for p in PAPERS],
+                    help="with --all, --list or --plan: one paper")
     ap.add_argument("--against", help="registry folder or claims.json to compare with "
                                       "(default: the last book build's)")
     ap.add_argument("--registry", help="keep the fresh records in this folder (default: a temporary one); "

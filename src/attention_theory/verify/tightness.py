@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from attention_theory._validate import check_positive
+from attention_theory.validation import check_positive
 from attention_theory.verify.registry import load_registry
 
 __all__ = ["tightness_rows", "format_tightness", "main"]
@@ -83,7 +83,8 @@ def tightness_rows(records: Iterable[dict[str, Any]], *, below: float = 0.5) -> 
 def format_tightness(rows: Sequence[dict[str, Any]], *, below: float = 0.5) -> str:
     """The audit as text: the weak rows with their coverage, then counts."""
     below = check_positive(below, "below")
-    if isinstance(rows, (str, bytes, dict)) or not isinstance(rows, Sequence) or not all(isinstance(r, dict) for r in rows):
+    if (isinstance(rows, (str, bytes, dict)) or not isinstance(rows, Sequence)
+            or not all(isinstance(r, dict) for r in rows)):
         raise TypeError("rows must be a sequence of rows from tightness_rows")
     weak = [r for r in rows if r["weak"]]
     lines = [f"{len(rows)} bound checks with a ratio; {len(weak)} with strongest worst ratio below {below:g} "

@@ -6,6 +6,8 @@ The NTK margin of P3 is a hard-margin SVM without bias on the features
 ``z_i = y_i grad Phi~(X_i; theta_0)``: ``max_{||w|| = 1} min_i <w, z_i>`` equals the distance from
 0 to the convex hull of the ``z_i`` when it is positive, so it is computed in the ``n``
 dual variables (a quadratic program over the simplex), whatever the number of parameters.
+
+Called by ``book/deora/initialization.md``; negative controls in ``tests/deora/test_nc_initialization.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from attention_theory._validate import torch_generator
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
@@ -28,7 +29,6 @@ from attention_theory.deora.calculus import (
     search_value,
 )
 from attention_theory.deora.initialization import (
-    DT,
     flin_min_loss_within,
     flin_tokens,
     good_init_constants,
@@ -39,6 +39,8 @@ from attention_theory.deora.max_margin import ntk_max_margin
 from attention_theory.deora.max_margin import ntk_max_margin_dual as ntk_margin
 from attention_theory.deora.ntk import ntk_features
 from attention_theory.deora.stability import init_heads, noisy_lin_tokens
+from attention_theory.foundations.tensors import VERIFICATION_DTYPE
+from attention_theory.validation import torch_generator
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -48,17 +50,19 @@ from attention_theory.verify import (
     confirm_erratum,
 )
 
-__all__ = ['check_cor2', 'check_cor2_inherited', 'check_cor2_orders', 'check_def1', 'check_prop7_counterexample', 'check_prop7_instance']
+__all__ = ['check_cor2', 'check_cor2_inherited', 'check_cor2_orders', 'check_def1',
+           'check_prop7_counterexample', 'check_prop7_instance']
 
 
 def _reference_svm(F: torch.Tensor, ys: torch.Tensor) -> np.ndarray:
-    """Independent primal solution (the cone program of :func:`attention_theory.deora.max_margin.ntk_max_margin`), unit norm."""
+    """Independent primal solution (the cone program of
+    :func:`attention_theory.deora.max_margin.ntk_max_margin`), unit norm."""
     res = ntk_max_margin(F.detach().numpy(), ys.detach().numpy(), radius=1.0)
     return res.theta / np.linalg.norm(res.theta)
 
 
 @claim_check("deora-def-1", "constants-helper", parts=("constants-identities",))
-def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int = 600) -> CheckRecord:
+def check_def1(*, solver: Callable[..., dict[str, Any]] = ntk_margin, seed: int = 600) -> CheckRecord:
     """The helper that turns Definition 1 into numbers: on ``F-rand``, noisy ``F-lin`` and exact
     ``F-lin`` instances, ``||theta_star|| = sqrt 2``; ``gamma`` is the minimum margin of ``theta_star``;
     ``gamma`` is at least the margin of every candidate (an independent cvxpy primal solution, the
@@ -118,7 +122,8 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
     def ratio(case, z):
         Zc, gamma, _ = margins[case]
         if not torch.is_tensor(z):                  # Nelder-Mead: plain numpy, no autograd
-            return math.sqrt(2) * float((Zc.numpy() @ (z / np.linalg.norm(z))).min()) / (gamma + 1e-7 * abs(gamma))
+            return (math.sqrt(2) * float((Zc.numpy() @ (z / np.linalg.norm(z))).min())
+                    / (gamma + 1e-7 * abs(gamma)))
         return math.sqrt(2) * (Zc @ (z / torch.linalg.vector_norm(z))).min() / (gamma + 1e-7 * abs(gamma))
 
     def init(case, g: np.random.Generator) -> np.ndarray:
@@ -129,7 +134,8 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
             return st + 0.1 * np.linalg.norm(st) / math.sqrt(st.size) * g.standard_normal(st.size)
         return g.dirichlet(np.ones(Zc.shape[0])) @ Zc.numpy()
 
-    res, points = maximize_each(ratio, init, list(margins), restarts=pick(2, 10), steps=pick(8, 200), seed=seed)
+    res, points = maximize_each(ratio, init, list(margins), restarts=pick(2, 10), steps=pick(8, 200),
+                                seed=seed)
     for case, (_, z) in points.items():
         Zc, gamma, _ = margins[case]
         low.append(math.sqrt(2) * float((Zc.numpy() @ (z / np.linalg.norm(z))).min()))
@@ -144,10 +150,10 @@ def check_def1(solver: Callable[..., dict[str, Any]] = ntk_margin, *, seed: int 
     return check_bound(low, high, "gamma is the best P3 margin (>= every candidate, searched directions "
                        "included; <= 0 when not separable)", seed=seed, atol=1e-12, search=res,
                        families=[f"four instances ({cases_txt}), candidates: an independent cvxpy primal "
-                                 "optimum (attains gamma: ratio 1), the mean feature direction, 20 random unit "
-                                 "directions, and sqrt 2 times the dual upper bound",
-                                 "adversarial L-BFGS + Nelder-Mead over unit directions per instance, from convex "
-                                 "combinations of the features and from perturbed theta_star",
+                                 "optimum (attains gamma: ratio 1), the mean feature direction, 20 random "
+                                 "unit directions, and sqrt 2 times the dual upper bound",
+                                 "adversarial L-BFGS + Nelder-Mead over unit directions per instance, from "
+                                 "convex combinations of the features and from perturbed theta_star",
                                  "non-separable: H = 1, T = 2, d = 1, 40 random labels (gamma_svm <= 0)"])
 
 
@@ -157,11 +163,11 @@ def _best_on_sphere(Xs: torch.Tensor, ys: torch.Tensor, H: int, radius: float, *
     margin is linear), and the smallest loss over ``n_random`` random points of the same sphere."""
     T, d = Xs.shape[1], Xs.shape[2]
     p = H * md.head_size(T, d)
-    t = torch.zeros(p, dtype=DT, requires_grad=True)
+    t = torch.zeros(p, dtype=VERIFICATION_DTYPE, requires_grad=True)
     (g,) = torch.autograd.grad(md.empirical_risk(t, Xs, ys, H), t)
     best = float(md.empirical_risk(-radius * g / torch.linalg.vector_norm(g), Xs, ys, H))
     gen = torch_generator(seed)
-    rnd = torch.randn(n_random, p, generator=gen, dtype=DT)
+    rnd = torch.randn(n_random, p, generator=gen, dtype=VERIFICATION_DTYPE)
     rnd = (radius if random_radius is None else random_radius) * rnd / torch.linalg.vector_norm(
         rnd, dim=1, keepdim=True)
     others = min(float(md.empirical_risk(r, Xs, ys, H)) for r in rnd)
@@ -169,7 +175,7 @@ def _best_on_sphere(Xs: torch.Tensor, ys: torch.Tensor, H: int, radius: float, *
 
 
 @claim_check("deora-prop-7", "flin-counterexample", parts=("flin-closed-form", "flin-closed-form-random"))
-def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: int = 6,
+def check_prop7_counterexample(*, eps: float = 1e-3, T: int = 1, d: int = 1, n: int = 6,
                                closed_form: Callable[[float, int], float] = flin_min_loss_within,
                                random_radius: float = 1.0, seed: int = 700) -> CheckRecord:
     """Erratum: Proposition 7's ``g_0`` is too small by ``sqrt 2``.
@@ -215,8 +221,9 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
     check_bound([closed] * (len(sph) + len(searched)), [o for _, o in sph] + searched,
                 "F-lin: random and searched points at distance g0 do no better than the closed form",
                 check="flin-closed-form-random", search=res,
-                families=[f"F-lin (T = {T}, d = {d}, n = {n}), theta_0 = 0: the steepest-descent point and 50 random "
-                          f"points on the sphere of radius {random_radius:g} g0, H in {{{', '.join(map(str, H_small))}}}",
+                families=[f"F-lin (T = {T}, d = {d}, n = {n}), theta_0 = 0: the steepest-descent point and "
+                          f"50 random points on the sphere of radius {random_radius:g} g0, H in "
+                          f"{{{', '.join(map(str, H_small))}}}",
                           "adversarial L-BFGS + Nelder-Mead over the same sphere, H in "
                           f"{{{', '.join(map(str, pick([1, 2, 4], [1, 2, 4, 16])))}}}",
                           "attained: the best direction (the U-part along y e_1) reaches the closed form"])
@@ -236,7 +243,8 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
         corrected_text="g0(eps) = sqrt(2) (2 B_Phi + log(1/eps))/gamma: the witness theta_0 + g0 theta_star "
                        "has ||theta - theta_0|| = sqrt(2) g0 and L^ <= eps",
         printed_tex=(r"\begin{aligned}&g_0(\varepsilon)=\frac{2B_\Phi+\log(1/\varepsilon)}{\gamma},\\"
-                     r"&\exists\,\theta:\ \widehat L(\theta)\le\varepsilon,\ \|\theta-\theta_0\|\le g_0(\varepsilon)"
+                     r"&\exists\,\theta:\ \widehat L(\theta)\le\varepsilon,\ \|\theta-\theta_0\|\le "
+                     r"g_0(\varepsilon)"
                      r"\end{aligned}"),
         corrected_tex=(r"\begin{aligned}&\text{distance }\sqrt2\,g_0(\varepsilon)"
                        r"=\sqrt2\,\frac{2B_\Phi+\log(1/\varepsilon)}{\gamma}:\\"
@@ -247,12 +255,13 @@ def check_prop7_counterexample(eps: float = 1e-3, *, T: int = 1, d: int = 1, n: 
 
 
 @claim_check("deora-prop-7", "certified-instance", parts=("witness-geometry",))
-def check_prop7_instance(witness_scale: float = 1.0, *, distance_factor: float = math.sqrt(2),
+def check_prop7_instance(*, witness_scale: float = 1.0, distance_factor: float = math.sqrt(2),
                          cfg: dict[str, Any] | None = None) -> CheckRecord:
     """Proposition 7's conclusion on a certified instance (random heads of norm 1, so the segment
     has curvature; noisy ``F-lin`` data, ``d = 1``): with ``H`` meeting the corrected (98) for the
     measured ``(B_2, B_Phi, gamma)``, the witness ``theta_0 + g_0 theta_star`` has every margin
-    ``>= log(1/eps)`` and ``L^ <= eps``; its distance is ``sqrt 2 g_0`` and ``||.||_{2,inf} <= B_2 + sqrt 2 g_0``.
+    ``>= log(1/eps)`` and ``L^ <= eps``; its distance is ``sqrt 2 g_0`` and ``||.||_{2,inf} <= B_2 + sqrt 2
+    g_0``.
     ``witness_scale`` multiplies the step ``g_0 theta_star`` (negative control); ``distance_factor``
     is the factor of ``g_0`` in the witness geometry (``sqrt 2``; the printed ``1`` is the
     negative control of the part ``witness-geometry``)."""
@@ -278,16 +287,17 @@ def check_prop7_instance(witness_scale: float = 1.0, *, distance_factor: float =
                        "corrected Prop. 7: every margin >= log(1/eps) and L^ <= eps at the witness",
                        params=dict(r["cfg"], H=H), no_search=_ONE_WITNESS,
                        families=[_CERT_WITNESS.format(**r["cfg"], H=H),
-                                 "no tight family known: the proof's chain allows y Phi(theta_0) >= -B_Phi and a "
-                                 "curvature loss up to B_Phi, worst cases that one instance does not meet"],
+                                 "no tight family known: the proof's chain allows y Phi(theta_0) >= -B_Phi "
+                                 "and a curvature loss up to B_Phi, worst cases that one instance does not "
+                                 "meet"],
                        extra={"min_margin_over_log_inv_eps": float(marg.min()) / math.log(1 / eps),
                               "B2": r["B2"], "B_phi": r["B_phi"], "gamma": r["gamma"],
                               "loss": L, "g0": g0, "distance": dist})
 
 
-_CERT_WITNESS = ("the witness theta_0 + g0 theta_star of one certified instance: noisy F-lin data (signal {signal}), "
-                 "T = {T}, d = {d}, n = {n}, random heads of norm {init_scale}, eps = {eps}, H = {H} meeting the "
-                 "corrected (98)")
+_CERT_WITNESS = ("the witness theta_0 + g0 theta_star of one certified instance: noisy F-lin data (signal "
+                 "{signal}), T = {T}, d = {d}, n = {n}, random heads of norm {init_scale}, eps = {eps}, H = "
+                 "{H} meeting the corrected (98)")
 
 _ONE_WITNESS = ("the statement is about one point, the witness theta_0 + g0 theta_star of the certified "
                 "instance (H chosen to meet the corrected (98) for its measured B_2, B_Phi, gamma); the "
@@ -302,7 +312,7 @@ def _cor2_tuples(rng: np.random.Generator, m: int) -> dict[str, np.ndarray]:
 
 
 @claim_check("deora-cor-2", "formula-implication")
-def check_cor2(head_const: float = 256.0, *, seed: int = 800) -> CheckRecord:
+def check_cor2(*, head_const: float = 256.0, seed: int = 800) -> CheckRecord:
     """Corollary 5's algebra on random tuples (``T, d in [1, 1e3]``, ``R in [1, 10]``,
     ``B_2, B_Phi in [1, 100]``, ``gamma in [1e-2, 1e2]``, ``K in [1, 1e8]``), as printed (``g = B_2 + g_0``):
     its head condition implies (98) at ``eps = 1/K`` (cases ``g_0 < 1`` and ``g_0 >= 1``) and the
@@ -325,23 +335,26 @@ def check_cor2(head_const: float = 256.0, *, seed: int = 800) -> CheckRecord:
     rhs = np.concatenate([sqrtH, sqrtH, g01sq, g01sq])
     # adversarial: (R, B_2, B_Phi, gamma, K) in the ranges above (log scales), sizes (T, d)
     res, l_, r_ = search_sides(lambda size, z: _cor2_sides(size, z, head_const), 5,
-                               pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (1000, 1000)]),
+                               pick([(1, 1), (2, 1), (10, 30)],
+                                    [(1, 1), (2, 1), (1, 2), (10, 30), (1000, 1000)]),
                                restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
     lhs, rhs = np.concatenate([lhs, l_]), np.concatenate([rhs, r_])
     return check_bound(lhs, rhs, "Corollary 5's hypotheses imply Prop. 7 (98) and Corollaries 3-4",
                        seed=seed, extra={"n_tuples": m}, search=res,
-                       families=[f"{m} random log-uniform tuples: T, d in [1, 1e3], R in [1, 10], B_2, B_Phi in "
-                                 "[1, 100], gamma in [1e-2, 1e2], K in [1, 1e8]",
-                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (R, B_2, B_Phi, gamma, K) "
-                                 "in the same ranges, sizes (T, d) from (1, 1)",
-                                 "the step-cap implication eta <= g0(1)^2 / L^(theta_0) is an equality on every "
-                                 "tuple (ratio 1)"])
+                       families=[f"{m} random log-uniform tuples: T, d in [1, 1e3], R in [1, 10], B_2, B_Phi "
+                                 "in [1, 100], gamma in [1e-2, 1e2], K in [1, 1e8]",
+                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (R, B_2, "
+                                 "B_Phi, gamma, K) in the same ranges, sizes (T, d) from (1, 1)",
+                                 "the step-cap implication eta <= g0(1)^2 / L^(theta_0) is an equality on "
+                                 "every tuple (ratio 1)"])
 
 
 def _cor2_sides(size: tuple[int, int], z: np.ndarray, head_const: float) -> tuple[np.ndarray, np.ndarray]:
-    """The four (lhs, rhs) of :func:`check_cor2` at one tuple ``z = (R, B_2, B_Phi, gamma, K)`` (log scales)."""
+    """The four (lhs, rhs) of :func:`check_cor2` at one tuple ``z = (R, B_2, B_Phi, gamma, K)`` (log
+    scales)."""
     T, d = (float(v) for v in size)
-    R, B2, Bp, ga, K = (log_box(z[i], lo, hi) for i, (lo, hi) in enumerate(((0, 1), (0, 2), (0, 2), (-2, 2), (0, 8))))
+    R, B2, Bp, ga, K = (log_box(z[i], lo, hi)
+                        for i, (lo, hi) in enumerate(((0, 1), (0, 2), (0, 2), (-2, 2), (0, 8))))
     g0 = (2 * Bp + np.log(K)) / ga
     sqrtH = head_const * np.sqrt(T * d) * R**3 * B2 * (3 * np.sqrt(d) * R**2 * (4 * g0 + B2) + 1) * g0**2
     need98 = 5 * np.sqrt(T * d) * R**3 * B2 / Bp * (3 * np.sqrt(d) * R**2 + 1) * g0**2 * max(1.0, g0)
@@ -353,7 +366,7 @@ def _cor2_sides(size: tuple[int, int], z: np.ndarray, head_const: float) -> tupl
 
 
 @claim_check("deora-cor-2", "inherited-sqrt2")
-def check_cor2_inherited(printed_heads: Callable[..., np.ndarray] | None = None, *,
+def check_cor2_inherited(*, printed_heads: Callable[..., np.ndarray] | None = None,
                          seed: int = 801) -> CheckRecord:
     """Erratum inherited from Proposition 7: with the correct realizability constants
     ``g_0^c = sqrt 2 g_0``, ``g^c = B_2 + sqrt 2 g_0``, Corollary 4's head condition becomes
@@ -365,7 +378,8 @@ def check_cor2_inherited(printed_heads: Callable[..., np.ndarray] | None = None,
     t = _cor2_tuples(rng, pick(20000, 200000))
     T, d, R, B2, Bp, ga, K = (t[k] for k in ("T", "d", "R", "B2", "B_phi", "gamma", "K"))
     g0 = (2 * Bp + np.log(K)) / ga
-    need = 256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (4 * math.sqrt(2) * g0 + B2) + 1) * 2 * g0**2
+    need = 256 * np.sqrt(T * d) * R**3 * (3 * np.sqrt(d) * R**2 * (4 * math.sqrt(2) * g0 + B2)
+                                          + 1) * 2 * g0**2
     if printed_heads is None:
         printed = 256 * np.sqrt(T * d) * R**3 * B2 * (3 * np.sqrt(d) * R**2 * (4 * g0 + B2) + 1) * g0**2
     else:
@@ -378,7 +392,8 @@ def check_cor2_inherited(printed_heads: Callable[..., np.ndarray] | None = None,
                     "to 2 sqrt 2 (and the bounds: training term x2, 17 -> 34)",
         printed_text="sqrt(H) >= 256 sqrt(Td) R^3 B2 (3 sqrt(d) R^2 (4 g0 + B2) + 1) g0^2 suffices",
         corrected_text="sqrt(H) >= 256 sqrt(Td) R^3 B2 (3 sqrt(d) R^2 (4 sqrt(2) g0 + B2) + 1) 2 g0^2; "
-                       "L^(theta_K) <= 2/K + 5 (2B_Phi + log K)^2/(2 gamma^2 eta K), gap <= 34 (2B_Phi + log K)^2/(gamma^2 eta n)",
+                       "L^(theta_K) <= 2/K + 5 (2B_Phi + log K)^2/(2 gamma^2 eta K), gap <= 34 (2B_Phi + log "
+                       "K)^2/(gamma^2 eta n)",
         printed_tex=r"\sqrt H\ge256\sqrt{Td}R^3B_2\bigl(3\sqrt dR^2(4g_0+B_2)+1\bigr)g_0^2",
         corrected_tex=(r"\begin{aligned}&\sqrt H\ge256\sqrt{Td}R^3B_2\\"
                        r"&\quad\times\bigl(3\sqrt dR^2(4\sqrt2\,g_0+B_2)+1\bigr)\,2g_0^2;\\"
@@ -389,7 +404,7 @@ def check_cor2_inherited(printed_heads: Callable[..., np.ndarray] | None = None,
 
 
 @claim_check("deora-cor-2", "main-text-orders")
-def check_cor2_orders(C: float = 1e3, *, seed: int = 802) -> CheckRecord:
+def check_cor2_orders(*, C: float = 1e3, seed: int = 802) -> CheckRecord:
     """Erratum: the main-text orders of Corollary 2 do not match the exact constants.
     Printed: ``rho(K) ~ d^{3/2} T^{3/2} R^13 g_0^4`` and ``sqrt(H) >~ d T^{1/2} R^5 B_2^2 g_0^3``; read as
     "equal up to an absolute factor ``C``" both fail on random tuples (the ratios are unbounded as
@@ -417,7 +432,8 @@ def check_cor2_orders(C: float = 1e3, *, seed: int = 802) -> CheckRecord:
     return confirm_erratum(
         printed, corrected,
         description="main-text orders of rho(K) and of the head condition in Corollary 2",
-        printed_text="rho(K) ~ d^{3/2} T^{3/2} R^13 g0^4; sqrt(H) >~ d T^{1/2} R^5 B2^2 g0^3 (up to constants)",
+        printed_text="rho(K) ~ d^{3/2} T^{3/2} R^13 g0^4; sqrt(H) >~ d T^{1/2} R^5 B2^2 g0^3 (up to "
+                     "constants)",
         corrected_text="rho(K) = Theta(d T^2 R^12 (4 g0 + B2)^2) (factor in [20.25, 112.5]); the printed "
                        "head order is sufficient up to 4096 only for g0 >= 1",
         printed_tex=(r"\begin{aligned}&\rho(K)\gtrsim d^{3/2}T^{3/2}R^{13}g_0^4,\\"

@@ -1,12 +1,13 @@
 """Checks of Deora et al.'s loss-landscape properties (Chapter 3 of the book): Lemma 6,
 Corollary 1, Eqs. (14)-(16) and Proposition 4 (GLQC).
 
-Every registered check takes the statement's constant or formula as keyword arguments with
-the paper's value as default; ``tests/deora/test_negative_controls_deora_landscape.py`` passes a
-wrong one, which must raise :class:`~attention_theory.verify.ClaimViolation`.
+Called by ``book/deora/landscape.md``.  Every registered check takes the statement's constant or
+formula as keyword arguments with the paper's value as default; ``tests/deora/test_nc_landscape.py``
+passes a wrong one, which must raise :class:`~attention_theory.verify.ClaimViolation`.
 
-The risks, norms and random heads the checks evaluate live in :mod:`attention_theory.deora.landscape`
-(also used by :mod:`attention_theory.deora.checks.training`).  Sizes follow ``ATTN_SCALE``.
+The risks, norms and random heads the checks evaluate live in :mod:`attention_theory.deora.landscape`,
+their instances, searches and limit families in :mod:`attention_theory.deora.landscape_search`.
+Sizes follow ``ATTN_SCALE``.
 """
 
 from __future__ import annotations
@@ -18,16 +19,10 @@ import numpy as np
 import scipy.optimize as so
 import torch
 
-from attention_theory.config import cached_per_scale, pick
+from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
 from attention_theory.deora import model as md
-from attention_theory.deora.calculus import (
-    box,
-    into_ball,
-    maximize_each,
-    search_tensor,
-    search_value,
-)
+from attention_theory.deora.calculus import maximize_each
 from attention_theory.deora.landscape import (
     glqc_1d_ratio,
     heads_grid,
@@ -39,13 +34,33 @@ from attention_theory.deora.landscape import (
     norm_2inf,
     random_heads,
     risk_batch,
-    risk_closed_form,
     risk_fn,
     segment_max,
     weak_convexity_vs_heads,
 )
+from attention_theory.deora.landscape_search import (
+    GD_SEGMENTS_FAMILY,
+    PAIRS_FAMILY,
+    SEARCHED_PAIRS_FAMILY,
+    bottom_eigvec,
+    eq15_ratio,
+    eq16_ratio,
+    head_scaling,
+    landscape_point,
+    landscape_quantities,
+    lemma6_rhs,
+    ratio_items,
+    search_data,
+    searched_points,
+    segment_lam_min,
+    segment_search,
+    segment_sizes,
+    segments,
+    taylor_instances,
+    taylor_search,
+    tight_families,
+)
 from attention_theory.foundations import hessian as hs
-from attention_theory.foundations.gd import run_first_order
 from attention_theory.foundations.tensors import f64
 from attention_theory.search import numpy_objective
 from attention_theory.verify import (
@@ -59,23 +74,9 @@ from attention_theory.verify import (
     limit_sequence,
 )
 
-__all__ = ['check_cor1_bounds', 'check_cor1_h_scaling', 'check_cor1_large_h', 'check_cor1_segment_max', 'check_eq14', 'check_eq14_review', 'check_eq15', 'check_eq16', 'check_lemma6_bounds', 'check_lemma6_decomposition', 'check_prop4', 'check_prop4_1d']
-
-
-def _hessians(loss: Callable, thetas: torch.Tensor) -> torch.Tensor:
-    """Exact Hessians at a batch of points ``(m, p) -> (m, p, p)`` (vmap of torch.func.hessian)."""
-    return torch.func.vmap(torch.func.hessian(loss))(thetas)
-
-
-def _lam_min_batch(loss: Callable, thetas: torch.Tensor) -> np.ndarray:
-    Hm = _hessians(loss, thetas)
-    return torch.linalg.eigvalsh(0.5 * (Hm + Hm.transpose(1, 2)))[:, 0].numpy()
-
-
-def _bottom_eigvec(loss: Callable, theta: torch.Tensor) -> tuple[float, torch.Tensor]:
-    Hm = hs.exact_hessian(loss, theta)
-    ev, V = torch.linalg.eigh(Hm)
-    return float(ev[0]), V[:, 0]
+__all__ = ['check_cor1_bounds', 'check_cor1_h_scaling', 'check_cor1_large_h', 'check_cor1_segment_max',
+           'check_eq14', 'check_eq14_review', 'check_eq15', 'check_eq16', 'check_lemma6_bounds',
+           'check_lemma6_decomposition', 'check_prop4', 'check_prop4_1d']
 
 
 def _sizes() -> list[tuple[int, int]]:
@@ -83,8 +84,8 @@ def _sizes() -> list[tuple[int, int]]:
 
 
 @claim_check("deora-lemma-6", "decomposition-65")
-def check_lemma6_decomposition(terms: tuple[bool, bool] = (True, True), curvature_sign: float = 1.0,
-                               *, seed: int = 100) -> CheckRecord:
+def check_lemma6_decomposition(*, terms: tuple[bool, bool] = (True, True), curvature_sign: float = 1.0,
+                               seed: int = 100) -> CheckRecord:
     """Eq. (65) against ``torch.func.hessian`` of the empirical risk (relative error ``<= 1e-10``)."""
     rng = np.random.default_rng(seed)
     comp, ref = [], []
@@ -101,177 +102,17 @@ def check_lemma6_decomposition(terms: tuple[bool, bool] = (True, True), curvatur
                           atol=1e-10, seed=seed)
 
 
-def _landscape_quantities(th: torch.Tensor, Xs, ys, H: int) -> dict[str, float]:
-    loss = risk_fn(Xs, ys, H)
-    L, g = (float(v) if v.ndim == 0 else v for v in loss_and_grad(loss, th))
-    ev = torch.linalg.eigvalsh(hs.exact_hessian(loss, th))
-    return {"L": L, "grad": float(torch.linalg.norm(g)), "hess": float(ev.abs().max()),
-            "lam": float(ev[0])}
-
-
-def _lemma6_rhs(b: float, T: int, d: int, R: float, H: int, L: float,
-                scales: dict[str, float]) -> dict[str, float]:
-    return {"1": scales.get("1", 1.0) * bd.beta1(b, T, d, R) * L,
-            "2": scales.get("2", 1.0) * bd.beta2(b, T, d, R, H),
-            "3": scales.get("3", 1.0) * bd.kappa(b, T, d, R, H) * L}
-
-
-def _ratio_items(q: dict[str, float], rhs: dict[str, float]) -> tuple[list, list]:
-    lhs = [q["grad"], q["hess"], max(0.0, -q["lam"])]
-    return lhs, [rhs["1"], rhs["2"], rhs["3"]]
-
-
-#: ``log10`` of the token radius ``R`` the adversarial search of Lemma 6 / Corollary 1 moves over.
-_LOG10_R = (-3.0, 0.5)
-
-
-def _head_scaling(H: int, T: int, d: int, R):
-    """Per-entry factors ``1/R`` (``U_h``) and ``1/R^2`` (``W_h``) of a flat parameter vector."""
-    is_u = torch.as_tensor(np.tile(np.r_[np.ones(T * d), np.zeros(d * d)], H), dtype=torch.float64)
-    return is_u / R + (1.0 - is_u) / R**2
-
-
-def _landscape_point(size: tuple[str, int, int, int, int], z) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``(tokens (n, T, d), theta, R)`` of a search point ``z = (tokens', heads', r)``:
-    ``R = 10^box(r)`` in ``[1e-3, 10^0.5]``, tokens' pulled into the unit ball and scaled by ``R``,
-    heads' rescaled to ``U_h = U_h'/R``, ``W_h = W_h'/R^2``.  ``X W X^T`` and ``<U, phi(.) X>`` are
-    then those of ``(tokens', heads')`` at ``R = 1`` whatever ``R``: moving ``R`` moves only the
-    weights of the bounds (``R`` is the searched scale parameter)."""
-    _, T, d, n, H = size
-    t = search_tensor(z)
-    R = 10.0 ** box(t[-1], *_LOG10_R)
-    Xs = R * into_ball(t[:n * T * d].reshape(n, T, d), 1.0)
-    th = t[n * T * d:-1] * _head_scaling(H, T, d, R)
-    return Xs, th, R
-
-
-def _landscape_ratio(size: tuple[str, int, int, int, int], z, b_of: str):
-    """Search objective of Lemma 6 (``b_of="mU"``) / Corollary 1 (``"2inf"``) at ``z`` (decoded by
-    :func:`_landscape_point`): item 1 ``||grad L|| / (beta1 L)``, item 2 ``||Hess L|| / beta2``, item 3
-    ``-lambda_min / (kappa L)`` (signed, so it has a gradient when ``lambda_min > 0``); labels
-    alternating, ``L``, gradient and Hessian from the closed forms (:func:`risk_closed_form`)."""
-    item, T, d, n, H = size
-    Xs, th, R = _landscape_point(size, z)
-    ys = f64(np.array([(-1.0) ** i for i in range(n)]))
-    L, g, Hm = risk_closed_form(th, Xs, ys, H)
-    Us, _ = md.unpack_heads(th, H, T, d)
-    b = torch.linalg.vector_norm((Us if b_of == "mU" else th).reshape(H, -1), dim=1).max()
-    b1 = math.sqrt(T) * R * (2 * R**2 * b + 1)
-    b3 = 2 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * b + 1)
-    if item == "1":
-        return search_value(torch.linalg.vector_norm(g) / (b1 * L), z)
-    ev = torch.linalg.eigvalsh(0.5 * (Hm + Hm.T))
-    if item == "2":
-        return search_value(ev.abs().max() / (b3 / math.sqrt(H) + b1**2 / 4), z)
-    return search_value(-ev[0] / (b3 / math.sqrt(H) * L), z)
-
-
-def _landscape_init(size: tuple[str, int, int, int, int], rng: np.random.Generator) -> np.ndarray:
-    """Tokens of norms in ``[1/2, 1]``, heads from small to saturated, ``log10 R`` uniform on its range."""
-    _, T, d, n, H = size
-    X = rng.standard_normal((n, T, d))
-    X *= 1.0 / np.linalg.norm(X, axis=2, keepdims=True).clip(1e-12) * rng.uniform(0.5, 1, (n, T, 1))
-    th = random_heads(rng, H, T, d, u_scale=10 ** rng.uniform(-0.5, 1), w_scale=10 ** rng.uniform(0, 2)).numpy()
-    u = rng.uniform(0.02, 0.98)
-    return np.concatenate([X.ravel(), th, [math.log(u / (1 - u))]])
-
-
-@cached_per_scale(maxsize=2)
-def _searched_points(b_of: str = "mU", seed: int = 101) -> tuple:
-    """Adversarial (tokens, parameters, ``R``) per item and size ``(item, T, d, n, H)``, searched
-    against the paper's bounds (Lemma 6: ``m_U``; Corollary 1: ``||theta||_{2,inf}``) with L-BFGS and
-    Nelder-Mead (:func:`maximize_each`); cached.  Items 2-3 from ``T = 2`` on (one token: convex risk)."""
-    sizes = pick([("1", 1, 1, 1, 1), ("1", 2, 2, 1, 1), ("2", 2, 1, 1, 1), ("2", 2, 2, 1, 1),
-                  ("3", 2, 1, 1, 1), ("3", 2, 2, 1, 1)],
-                 [(k, T, d, n, H) for k in "123" for (T, d, n, H) in
-                  ((1, 1, 1, 1), (2, 1, 1, 1), (2, 2, 1, 1), (2, 2, 2, 1), (2, 1, 1, 2), (3, 2, 2, 2))
-                  if k == "1" or T > 1])
-    return maximize_each(lambda size, z: _landscape_ratio(size, z, b_of), _landscape_init, sizes,
-                         restarts=pick(2, 4), steps=pick(8, 40), seed=seed)
-
-
-def _tight_families() -> list[dict]:
-    """Instances along which the ratios of Lemma 6 / Corollary 1 approach their suprema.
-
-    Each entry: ``item``, ``family``, ``parameter``, ``values``, ``instances`` (``(theta, Xs, ys,
-    H, T, d, R)`` per value), ``supremum`` and ``limit`` (whether the sequence reaches its supremum
-    within :func:`limit_sequence`'s tolerance).  On all of them ``W = 0`` (and ``U = 0`` for item 2),
-    so ``||theta||_{2,inf} = m_U`` and Lemma 6 and Corollary 1 have the same ratios.
-
-    Item 1 (sup 1).  ``T = d = n = H = 1``: a single score has softmax 1, so ``Phi = U x`` and the
-    ``W``-gradient vanishes.  With ``x = R``, ``y = +1``, ``U = z/R`` (margin ``z``):
-    ``||grad L|| = sigma(-z) R``, ``b = z/R`` and the ratio is
-    ``[sigma(-z) / log(1 + e^-z)] / (1 + 2 R z)``; the first factor is ``1 - e^-z/2 + O(e^-2z)``, so
-    ``z = log(1/(4R))`` gives a gap of about ``2R (1 + log(1/(4R)))``, which vanishes as ``R -> 0``.
-
-    Item 2 (sup 1).  Identical tokens ``x_t = x``, ``||x|| = R``: every score ``x^T W x`` is the
-    same, the attention is uniform for every ``W`` and ``Phi_h = <U_h, X>`` does not depend on
-    ``W_h``: ``Hess Phi = 0`` (the curvature term of (65) vanishes) and ``grad Phi_h = (X, 0)``.  At
-    ``U = W = 0`` (``b = 0``) the margin is 0, ``l''(0) = 1/4`` and ``||grad Phi~||^2 = T R^2``, so
-    ``||Hess L|| = T R^2 / 4 = beta1(0)^2 / 4`` and the ratio is ``1 / (1 + 8 sqrt(d/T) R / sqrt(H))``:
-    1 in the limit ``R -> 0`` (a sequence) or ``H -> infinity`` (at ``R = 1`` the gap falls only
-    like ``1/sqrt(H)``: a family of instances, not a limit within tolerance).  ``T = 2``, ``d = 1``.
-
-    Item 3 (sup 1/2, not 1).  The Gauss-Newton term is positive semidefinite, so
-    ``-lambda_min <= (1/n) sum_i |l'_i| ||Hess Phi~_i|| <= L max_h ||Hess Phi_h|| / sqrt(H)``, and
-    ``||Hess Phi_h|| <= sqrt(T) R^3 + sqrt(3 T) R^5 ||U_h||``: the ``U``-``W`` block is
-    ``sum_t u_t^T Cov_t E^T x_t`` with ``Cov_t`` the covariance of the tokens under the attention of
-    row ``t`` (``||Cov_t|| <= R^2``), the ``W``-``W`` block ``sum_t E_t[((a - a_bar)^2 - Var a)
-    u_t^T (x - mu_t)]`` with ``|a_s| <= R^2 ||E||`` (Cauchy-Schwarz: at most ``sqrt(3) R^5 ||E||^2 ||u_t||``).
-    Against ``beta3 = 2 sqrt(T d) R^3 + 6 d sqrt(T) R^5 b`` the two terms are at most
-    ``1/(2 sqrt(d))`` and ``sqrt(3)/(6 d)`` of theirs, so the ratio stays below ``1/(2 sqrt(d)) <= 1/2``.
-    It approaches 1/2 with ``d = 1``, ``T = 2``, tokens ``R`` and ``-R (1 - 2 eps)`` (attention
-    covariance ``R^2 (1 - eps)^2`` at ``W = 0``), ``U_h = (eps/R^2)(1, 1)/sqrt(2)`` and ``H = 2``
-    identical heads: the direction ``(v, -v)/sqrt(2)`` across the heads is orthogonal to
-    ``grad Phi~``, so the Gauss-Newton term drops out and ``-lambda_min/L >= (|l'|/l)
-    lambda_max(Hess Phi_1)/sqrt(H)``; ``R = eps^2/10`` holds the margin ``2 eps^2/R`` at 20
-    (``|l'|/l = 1 - 1e-9``) while ``R^2 b = eps -> 0`` and the covariance tends to ``R^2``.
-    """
-    y1 = np.array([1.0])
-    out = []
-    R1 = [1e-1, 1e-2, 1e-3, 1e-4, 1e-6]
-    out.append({"item": "1", "key": "item1_one_token", "supremum": 1.0, "limit": True,
-                "family": "item 1: T = d = n = H = 1, W = 0, x = R, y = +1, margin z = log(1/(4R)) (U = z/R)",
-                "parameter": "R -> 0", "values": R1,
-                "instances": [(md.pack_heads(np.full((1, 1, 1), math.log(1 / (4 * R)) / R), np.zeros((1, 1, 1))),
-                               np.full((1, 1, 1), R), y1, 1, 1, 1, R) for R in R1]})
-
-    def same_tokens(R: float, H: int) -> tuple:
-        return (torch.zeros(H * md.head_size(2, 1), dtype=torch.float64), np.full((1, 2, 1), R), y1, H, 2, 1, R)
-
-    R2 = [1.0, 1e-1, 1e-2, 1e-3, 1e-4]
-    out.append({"item": "2", "key": "item2_identical_tokens_R", "supremum": 1.0, "limit": True,
-                "family": "item 2: identical tokens of norm R (T = 2, d = 1), U = W = 0, n = H = 1",
-                "parameter": "R -> 0", "values": R2, "instances": [same_tokens(R, 1) for R in R2]})
-    H2 = pick([1, 4, 16, 64], [1, 4, 16, 64, 256, 1024])
-    out.append({"item": "2", "key": "item2_identical_tokens_H", "supremum": 1.0, "limit": False,
-                "family": "item 2: identical tokens of norm R = 1 (T = 2, d = 1), U = W = 0, n = 1",
-                "parameter": "H -> infinity", "values": H2, "instances": [same_tokens(1.0, H) for H in H2]})
-    eps3 = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3]
-
-    def two_points(eps: float) -> tuple:
-        R = eps**2 / 10
-        U = np.full((2, 2, 1), eps / R**2 / math.sqrt(2))
-        return (md.pack_heads(U, np.zeros((2, 1, 1))), np.array([[[R], [-R * (1 - 2 * eps)]]]), y1, 2, 2, 1, R)
-
-    out.append({"item": "3", "key": "item3_two_identical_heads", "supremum": 0.5, "limit": True,
-                "family": "item 3: tokens R and -R(1 - 2 eps) (T = 2, d = 1), W = 0, U_h = (eps/R^2)(1, 1)/sqrt(2), "
-                          "H = 2 identical heads, n = 1, y = +1, R = eps^2/10 (margin 20)",
-                "parameter": "eps -> 0", "values": eps3, "instances": [two_points(e) for e in eps3]})
-    return out
-
-
 def _landscape_check(b_of: str, scales: dict[str, float], seed: int, label: str) -> CheckRecord:
     """Shared harness of Lemma 6 (``b_of="mU"``) and Corollary 1 (``b_of="2inf"``): random heads,
-    the adversarial search and the families of :func:`_tight_families`, whose sequences become the
+    the adversarial search and the families of :func:`tight_families`, whose sequences become the
     record's ``limits`` (only for an item whose right side is the paper's, ``scales[k] = 1``)."""
     rng = np.random.default_rng(seed)
     lhs, rhs, tags = [], [], []
 
     def add(th, Xs, ys, H, T, d, Rr, tag) -> list[float]:
-        q = _landscape_quantities(th, Xs, ys, H)
+        q = landscape_quantities(th, Xs, ys, H)
         b = max_U_norm(th, H, T, d) if b_of == "mU" else norm_2inf(th, H, T, d)
-        l_, r_ = _ratio_items(q, _lemma6_rhs(b, T, d, Rr, H, q["L"], scales))
+        l_, r_ = ratio_items(q, lemma6_rhs(b, T, d, Rr, H, q["L"], scales))
         lhs.extend(l_); rhs.extend(r_); tags.extend([f"{tag} item{k}" for k in "123"])
         return [l / r if r > 0 else (math.inf if l > 0 else 0.0) for l, r in zip(l_, r_)]
 
@@ -282,26 +123,27 @@ def _landscape_check(b_of: str, scales: dict[str, float], seed: int, label: str)
                 for n in ns:
                     for us, ws in ((0.3, 1.0), (3.0, 3.0), (10.0, 30.0)):
                         Xs, ys = md.sample_bounded_tokens(n, T, d, Rr, seed=int(rng.integers(1 << 30)))
-                        th = random_heads(rng, H, T, d, u_scale=us, w_scale=ws) * _head_scaling(H, T, d, Rr)
+                        th = random_heads(rng, H, T, d, u_scale=us, w_scale=ws) * head_scaling(H, T, d, Rr)
                         add(th, Xs, ys, H, T, d, Rr, f"random T={T} d={d} R={Rr} H={H} n={n}")
     # adversarial points, searched against this check's bounds, evaluated under its right-hand
     # sides (scaled by ``scales``) with exact Hessians
-    res, points = _searched_points(b_of, seed)
+    res, points = searched_points(b_of, seed)
     adv_R = {}
     for size, (_, z) in points.items():
         item, T, d, n, H = size
-        Xs, th, R = (v.detach() for v in _landscape_point(size, z))
+        Xs, th, R = (v.detach() for v in landscape_point(size, z))
         ys = np.array([(-1.0) ** i for i in range(n)])
         tag = f"adversarial({item}, T={T}, d={d}, n={n}, H={H})"
         adv_R[tag] = float(R)
         add(th, Xs.numpy(), ys, H, T, d, float(R), tag)
     per_item_found = {k: float(max(lhs[i] / rhs[i] if rhs[i] > 0 else math.inf
                                    for i, t in enumerate(tags) if t.endswith(f"item{k}"))) for k in "123"}
-    # the families where each bound is (or, item 3, is not) tight; see _tight_families
+    # the families where each bound is (or, item 3, is not) tight; see tight_families
     limits, curves, fams = [], {}, []
-    for fam in _tight_families():
+    for fam in tight_families():
         k = fam["item"]
-        ratios = [add(*inst, f"{fam['key']} {v:g}")[int(k) - 1] for v, inst in zip(fam["values"], fam["instances"])]
+        ratios = [add(*inst, f"{fam['key']} {v:g}")[int(k) - 1]
+                  for v, inst in zip(fam["values"], fam["instances"])]
         curves[fam["key"]] = {f"{v:g}": r for v, r in zip(fam["values"], ratios)}
         fams.append(f"{fam['family']}; {fam['parameter']} over {', '.join(f'{v:g}' for v in fam['values'])}")
         if fam["limit"] and scales.get(k, 1.0) == 1.0:
@@ -313,7 +155,8 @@ def _landscape_check(b_of: str, scales: dict[str, float], seed: int, label: str)
     per_item = {k: float(max(r for r, t in zip(ratio, tags) if t.endswith(f"item{k}"))) for k in "123"}
     adv = {t: float(r) for r, t in zip(ratio, tags) if t.startswith("adversarial")}
     sizes = _sizes()
-    families = [f"F-rand: random heads (u_scale, w_scale) in {{(0.3, 1), (3, 3), (10, 30)}} rescaled to U/R, W/R^2, "
+    families = [f"F-rand: random heads (u_scale, w_scale) in {{(0.3, 1), (3, 3), (10, 30)}} rescaled to U/R, "
+                "W/R^2, "
                 f"(T, d) in {{{', '.join(map(str, sizes))}}}, R in {{{', '.join(f'{r:g}' for r in Rs)}}}, "
                 f"H in {{1, 2, 4}}, n in {{{', '.join(map(str, ns))}}}",
                 "adversarial L-BFGS + Nelder-Mead per item over tokens, heads and R in [1e-3, 10^0.5] (heads "
@@ -326,18 +169,18 @@ def _landscape_check(b_of: str, scales: dict[str, float], seed: int, label: str)
 
 
 @claim_check("deora-lemma-6", "random-and-adversarial")
-def check_lemma6_bounds(scales: dict[str, float] | None = None, *, seed: int = 101) -> CheckRecord:
+def check_lemma6_bounds(*, scales: dict[str, float] | None = None, seed: int = 101) -> CheckRecord:
     """Lemma 6 items 1-3 with ``m_U = max_h ||U_h||_F`` on ``F-rand`` (``R`` from small to 1 or 2,
     ``H in {1,2,4}``, ``n in {1,8}``, small to saturated parameters), under adversarial search over
     tokens, parameters and ``R`` (sizes ``(T, d, n, H)`` from ``(1, 1, 1, 1)``, L-BFGS and Nelder-Mead),
-    and on the families of :func:`_tight_families`: items 1 and 2 reach their supremum 1 in the
+    and on the families of :func:`tight_families`: items 1 and 2 reach their supremum 1 in the
     limit ``R -> 0``, item 3 its supremum 1/2 (the record's ``limits``).  ``scales`` multiplies
     each item's right side."""
     return _landscape_check("mU", scales or {}, seed, "Lemma 6 items 1-3 (m_U), random and adversarial")
 
 
 @claim_check("deora-cor-1", "random-and-adversarial")
-def check_cor1_bounds(scales: dict[str, float] | None = None, *, seed: int = 102) -> CheckRecord:
+def check_cor1_bounds(*, scales: dict[str, float] | None = None, seed: int = 102) -> CheckRecord:
     """Corollary 1 (beta_1, beta_2, kappa = beta_3/sqrt(H) at ``||theta||_{2,inf}``), same harness
     and families (on which ``||theta||_{2,inf} = m_U``: the same limits)."""
     return _landscape_check("2inf", scales or {}, seed,
@@ -345,7 +188,7 @@ def check_cor1_bounds(scales: dict[str, float] | None = None, *, seed: int = 102
 
 
 @claim_check("deora-cor-1", "segment-maximum")
-def check_cor1_segment_max(norm: Callable[[torch.Tensor, int, int, int], float] | None = None, *,
+def check_cor1_segment_max(*, norm: Callable[[torch.Tensor, int, int, int], float] | None = None,
                            seed: int = 103) -> CheckRecord:
     """``max_{[theta_1, theta_2]} beta_j = beta_j(theta_1) v beta_j(theta_2)``: each beta_j is
     non-decreasing in the convex function ``||.||_{2,inf}``.  ``norm`` replaces the norm
@@ -375,7 +218,8 @@ def check_cor1_segment_max(norm: Callable[[torch.Tensor, int, int, int], float] 
         l_, r_ = sides(f64(z[:p]), f64(z[p:]), H, T, d, grid=11)   # found segments: re-checked on 51 points
         return l_ / r_
 
-    sizes = pick([(1, 1, 1), (2, 1, 1), (1, 2, 1)], [(1, 1, 1), (2, 1, 1), (1, 2, 1), (1, 2, 2), (2, 2, 2), (4, 2, 2)])
+    sizes = pick([(1, 1, 1), (2, 1, 1), (1, 2, 1)],
+                 [(1, 1, 1), (2, 1, 1), (1, 2, 1), (1, 2, 2), (2, 2, 2), (4, 2, 2)])
     res, points = maximize_each(numpy_objective(ratio),
                                 lambda size, g: g.standard_normal(2 * size[0] * md.head_size(*size[1:])) * 2,
                                 sizes, restarts=pick(2, 4), steps=pick(3, 30), seed=seed)
@@ -386,14 +230,14 @@ def check_cor1_segment_max(norm: Callable[[torch.Tensor, int, int, int], float] 
         rhs.append(r_)
     return check_bound(lhs, rhs, "beta_3 on a segment is maximal at an endpoint", atol=1e-12,
                        seed=seed, search=res,
-                       families=[f"{pick(300, 1000)} random segments between IID heads (u_scale = w_scale = 2), "
-                                 "T = d = 2, H in 1..5, R = 1, 51 points each",
-                                 "adversarial segments, L-BFGS (finite differences) + Nelder-Mead on 11 points, "
-                                 "re-checked on 51, sizes (H, T, d) from (1, 1, 1)"])
+                       families=[f"{pick(300, 1000)} random segments between IID heads (u_scale = w_scale = "
+                                 "2), T = d = 2, H in 1..5, R = 1, 51 points each",
+                                 "adversarial segments, L-BFGS (finite differences) + Nelder-Mead on 11 "
+                                 "points, re-checked on 51, sizes (H, T, d) from (1, 1, 1)"])
 
 
 @claim_check("deora-cor-1", "weak-convexity-large-h", parts=("lanczos-vs-exact",))
-def check_cor1_large_h(kappa_of_H: Callable[[int], float] = lambda H: H ** -0.5, *,
+def check_cor1_large_h(*, kappa_of_H: Callable[[int], float] = lambda H: H ** -0.5,
                        lanczos_which: str = "SA", seed: int = 104, heads: tuple[int, ...] | None = None,
                        identical_search: tuple[int, int] | None = None) -> CheckRecord:
     """Corollary 1 (3), ``-lambda_min <= beta_3(theta) kappa_of_H(H) L``, for ``H`` up to 256
@@ -445,7 +289,7 @@ def check_cor1_large_h(kappa_of_H: Callable[[int], float] = lambda H: H ** -0.5,
 
 
 @claim_check("deora-cor-1", "h-scaling")
-def check_cor1_h_scaling(low: float = -1.0, high: float = -0.1, *, h_min: int = 16,
+def check_cor1_h_scaling(*, low: float = -1.0, high: float = -0.1, h_min: int = 16,
                          seed: int = 104) -> CheckRecord:
     """"As H grows the minimum eigenvalue becomes less negative" (the sentence after Corollary 1):
     the exponent of ``-lambda_min / L`` in ``H`` (IID heads of fixed norms, ``H >= h_min``) has its
@@ -468,173 +312,8 @@ def check_cor1_h_scaling(low: float = -1.0, high: float = -0.1, *, h_min: int = 
                           extra={"slope": est.exponent, "exponent": est.to_dict()})
 
 
-def _segment_lam_min(loss: Callable, a: torch.Tensor, b: torch.Tensor, grid: int) -> tuple[np.ndarray, np.ndarray]:
-    al = np.linspace(0.0, 1.0, grid)
-    pts = f64(al).unsqueeze(1) * a + (1 - f64(al).unsqueeze(1)) * b
-    return al, _lam_min_batch(loss, pts)
-
-
-def _min_lam_on_segment(loss, a, b, grid: int) -> float:
-    al, lam = _segment_lam_min(loss, a, b, grid)
-    i = int(np.argmin(lam))
-    best = float(lam[i])
-    lo, hi = al[max(i - 1, 0)], al[min(i + 1, grid - 1)]
-    f = lambda x: float(torch.linalg.eigvalsh(hs.exact_hessian(loss, x * a + (1 - x) * b))[0])
-    res = so.minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-8, "maxiter": 30})
-    return min(best, float(res.fun))
-
-
-def _search_data(size: tuple[int, int, int, int], seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The fixed ``F-rand`` data of a segment-search size ``(H, T, d, n)``."""
-    H, T, d, n = size
-    Xs, ys = md.sample_bounded_tokens(n, T, d, 1.0, seed=seed + 7919 * T + 101 * d + 13 * n + H)
-    return f64(Xs), f64(ys)
-
-
-def _segment_search(ratio: Callable, sizes: list[tuple[int, int, int, int]], *, seed: int,
-                    restarts: int, steps: int) -> tuple:
-    """Adversarial pairs ``(theta_1, theta_2)`` on fixed data per size ``(H, T, d, n)``:
-    ``ratio(size, theta_1, theta_2, Xs, ys)`` (a 0-d tensor) maximized with L-BFGS and Nelder-Mead
-    (:func:`maximize_each`) from random heads and a second point at distance 0.1-2."""
-    data = {size: _search_data(size, seed) for size in sizes}
-
-    def obj(size, z):
-        H, T, d, _ = size
-        t = search_tensor(z)
-        p = H * md.head_size(T, d)
-        return search_value(ratio(size, t[:p], t[p:], *data[size]), z)
-
-    def init(size, g: np.random.Generator) -> np.ndarray:
-        H, T, d, _ = size
-        a = random_heads(g, H, T, d, u_scale=10 ** g.uniform(0, 0.8), w_scale=10 ** g.uniform(0, 1)).numpy()
-        v = g.standard_normal(a.size)
-        return np.concatenate([a, a + 10 ** g.uniform(-1, 0.3) * v / np.linalg.norm(v)])
-
-    res, points = maximize_each(obj, init, sizes, restarts=restarts, steps=steps, seed=seed)
-    out = []
-    for size, (_, z) in points.items():
-        H, T, d, _ = size
-        p = H * md.head_size(T, d)
-        Xs, ys = data[size]
-        out.append((risk_fn(Xs, ys, H), f64(z[:p]), f64(z[p:]), H, T, d, Xs, ys))
-    return res, out
-
-
-def _seg_lam_min(a: torch.Tensor, b: torch.Tensor, Xs, ys, H: int, grid: int
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``lambda_min`` of the closed-form risk Hessian, the risk and its gradient at ``grid`` points
-    ``alpha a + (1 - alpha) b`` (``alpha`` from 0 to 1, so the first point is ``b`` and the last ``a``;
-    differentiable; the search objectives of Eqs. (14)-(15))."""
-    lam, L, G = [], [], []
-    for al in np.linspace(0.0, 1.0, grid):
-        Lp, g, Hm = risk_closed_form(al * a + (1 - al) * b, Xs, ys, H)
-        lam.append(torch.linalg.eigvalsh(0.5 * (Hm + Hm.T))[0])
-        L.append(Lp)
-        G.append(g)
-    return torch.stack(lam), torch.stack(L), torch.stack(G)
-
-
-def _beta3_t(th: torch.Tensor, H: int, T: int, d: int, R: float = 1.0) -> torch.Tensor:
-    b = torch.linalg.vector_norm(th.reshape(H, -1), dim=1).max()
-    return 2 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * b + 1)
-
-
-def _taylor_ratio(size, thk, th, Xs, ys) -> torch.Tensor:
-    """(Taylor right side of (14)) / L(theta), the minimum of lambda_min over 3 (smoke) or 7 (full)
-    points of the segment (the pairs found are re-checked with the refined minimum)."""
-    delta = th - thk
-    lam, L, G = _seg_lam_min(th, thk, Xs, ys, H=size[0], grid=pick(3, 7))   # L[0], G[0] at theta_k
-    return (L[0] + G[0] @ delta + 0.5 * lam.min() * (delta @ delta)) / L[-1]
-
-
-def _eq15_ratio(size, a, b, Xs, ys) -> torch.Tensor:
-    """Largest ``-lambda_min / (kappa_bar L)`` over 3 (smoke) or 7 (full) points of ``[a, b]`` (signed:
-    it has a gradient when the risk is convex there)."""
-    H, T, d, _ = size
-    kb = torch.maximum(_beta3_t(a, H, T, d), _beta3_t(b, H, T, d)) / math.sqrt(H)
-    lam, L, _ = _seg_lam_min(a, b, Xs, ys, H, pick(3, 7))
-    return (-lam / (kb * L)).max()
-
-
-def _eq16_ratio(size, thk, th, Xs, ys, curvature: float = 1.0) -> torch.Tensor:
-    """(right side of (16)) / L(theta), the segment maximum of ``L`` over 11 points."""
-    H, T, d, _ = size
-    delta = th - thk
-    kb = torch.maximum(_beta3_t(th, H, T, d), _beta3_t(thk, H, T, d)) / math.sqrt(H)
-    al = f64(np.linspace(0.0, 1.0, 11)).unsqueeze(1)
-    Ls = risk_batch(al * th + (1 - al) * thk, Xs, ys, H)       # Ls[0] = L(theta_k), Ls[-1] = L(theta)
-    gk = risk_closed_form(thk, Xs, ys, H, hessian=False)[1]
-    return (Ls[0] + gk @ delta - curvature * 0.5 * kb * Ls.max() * (delta @ delta)) / Ls[-1]
-
-
-def _segment_sizes() -> list[tuple[int, int, int, int]]:
-    """Sizes ``(H, T, d, n)`` of the segment searches: from two tokens (with one token the model is
-    linear in ``U`` and the risk convex) and one sample."""
-    return pick([(1, 2, 1, 1), (1, 2, 2, 1)], [(1, 2, 1, 1), (1, 2, 2, 1), (2, 2, 1, 2), (1, 3, 2, 2)])
-
-
-#: The families of the segment statements (Eqs. (14)-(16)), for ``check_bound(families=...)``.
-_PAIRS = ("{count} pairs on fixed data (n = 4, (T, d) in {{(2, 2), (3, 2)}}, H in {{1, 2, 4}}, R = 1): theta_k "
-          "random heads, theta at distance 0.1-2 along the most negative curvature direction (one in three) "
-          "or a random direction")
-_GD_SEGMENTS = ("GD segments from iterates 0, 10 and 39 to the last of 40 GD steps at step size 0.5 (n = 8, "
-                "T = 3, d = 2, H in {1, 4}, start u_scale = 4, w_scale = 6)")
-_SEARCHED_PAIRS = ("adversarial pairs on fixed data, L-BFGS + Nelder-Mead on the ratio of the two sides, sizes "
-                   "(H, T, d, n) from (1, 2, 1, 1)")
-
-
-def _pair_instances(rng: np.random.Generator, count: int) -> list[tuple]:
-    """(loss, theta_k, theta, H, T, d, Xs, ys) for random pairs and negative-curvature pairs."""
-    out = []
-    for i in range(count):
-        H = (1, 1, 2, 4)[i % 4]
-        T, d = (2, 2) if i % 2 else (3, 2)
-        Xs, ys = md.sample_bounded_tokens(4, T, d, 1.0, seed=int(rng.integers(1 << 30)))
-        loss = risk_fn(Xs, ys, H)
-        thk = random_heads(rng, H, T, d, u_scale=float(rng.uniform(1, 6)), w_scale=float(rng.uniform(1, 10)))
-        dist = float(10 ** rng.uniform(-1, 0.3))
-        if i % 3 == 0:     # along the most negative curvature direction at theta_k
-            _, v = _bottom_eigvec(loss, thk)
-        else:
-            v = f64(rng.standard_normal(thk.numel()))
-        th = thk + dist * v / torch.linalg.norm(v)
-        out.append((loss, thk, th, H, T, d, Xs, ys))
-    return out
-
-
-@cached_per_scale(maxsize=2)
-def _taylor_instances(seed: int) -> list[tuple]:
-    """(loss, theta_k, theta, L(theta), Taylor right side of (14)) on random and
-    negative-curvature pairs; the minimum of lambda_min over the segment uses a grid plus
-    bounded refinement (exact Hessians)."""
-    out = []
-    for loss, thk, th, *_ in _pair_instances(np.random.default_rng(seed), pick(8, 60)):
-        Lk, gk = loss_and_grad(loss, thk)
-        delta = th - thk
-        mlam = _min_lam_on_segment(loss, th, thk, pick(21, 101))
-        out.append((loss, thk, th, float(loss(th)),
-                    float(Lk) + float(gk @ delta) + 0.5 * mlam * float(delta @ delta)))
-    return out
-
-
-@cached_per_scale(maxsize=2)
-def _taylor_search(seed: int) -> tuple:
-    """Adversarial pairs for (14) (:func:`_segment_search`) as ``(search, instances)``, the instances
-    in the form of :func:`_taylor_instances` (minimum of lambda_min on a refined grid)."""
-    res, pairs = _segment_search(_taylor_ratio, _segment_sizes(), seed=seed, restarts=pick(2, 4),
-                                 steps=pick(2, 20))
-    out = []
-    for loss, thk, th, *_ in pairs:
-        Lk, gk = loss_and_grad(loss, thk)
-        delta = th - thk
-        mlam = _min_lam_on_segment(loss, th, thk, pick(21, 101))
-        out.append((loss, thk, th, float(loss(th)),
-                    float(Lk) + float(gk @ delta) + 0.5 * mlam * float(delta @ delta)))
-    return res, out
-
-
 @claim_check("deora-eq-14", "taylor-lower-bound", parts=("integral-remainder",))
-def check_eq14(direction: str = "ge", *, kernel: Callable[[float], float] = lambda s: 1.0 - s,
+def check_eq14(*, direction: str = "ge", kernel: Callable[[float], float] = lambda s: 1.0 - s,
                seed: int = 110) -> CheckRecord:
     """Eq. (14): ``L(theta) >= L(theta_k) + <grad L(theta_k), theta - theta_k>
     + 1/2 min_alpha lambda_min(Hess L(theta_k alpha)) ||theta - theta_k||^2``.
@@ -643,7 +322,8 @@ def check_eq14(direction: str = "ge", *, kernel: Callable[[float], float] = lamb
     verified, then the inequality in ``direction`` (``"ge"`` printed in [T]; ``"le"`` the
     review copy's) with the minimum over a grid refined by a bounded scalar search, on random,
     negative-curvature and adversarial pairs (sizes ``(H, T, d, n)`` from ``(1, 2, 1, 1)``, L-BFGS and
-    Nelder-Mead on the ratio of the two sides).  ``kernel(s)`` is the weight of the integral remainder (``1 - s``; dropping it is the negative
+    Nelder-Mead on the ratio of the two sides).  ``kernel(s)`` is the weight of the integral remainder (``1 -
+    s``; dropping it is the negative
     control of the part ``integral-remainder``).
     """
     if direction not in ("ge", "le"):
@@ -651,8 +331,9 @@ def check_eq14(direction: str = "ge", *, kernel: Callable[[float], float] = lamb
     nodes, weights = np.polynomial.legendre.leggauss(20)
     s_nodes, s_w = (nodes + 1) / 2, weights / 2
     lhs, rhs, integ, rem = [], [], [], []
-    res, searched = _taylor_search(seed)
-    for loss, thk, th, L, taylor in _taylor_instances(seed) + searched:
+    res, searched = taylor_search(seed)
+    for Xs, ys, H, thk, th, L, taylor in taylor_instances(seed) + searched:
+        loss = risk_fn(Xs, ys, H)
         Lk, gk = loss_and_grad(loss, thk)
         delta = th - thk
         rem.append(L - float(Lk) - float(gk @ delta))
@@ -667,22 +348,26 @@ def check_eq14(direction: str = "ge", *, kernel: Callable[[float], float] = lamb
                    atol=1e-12, rtol=1e-8, seed=seed, check="integral-remainder")
     # the "ratio" of a lower bound: (Taylor RHS) / L(theta) <= 1
     return check_bound(lhs, rhs, f"second-order Taylor bound, direction {direction}", seed=seed,
-                       atol=1e-12, search=res, families=[_PAIRS.format(count=pick(8, 60)), _SEARCHED_PAIRS])
+                       atol=1e-12, search=res,
+                       families=[PAIRS_FAMILY.format(count=pick(8, 60)), SEARCHED_PAIRS_FAMILY])
 
 
 @claim_check("deora-eq-14", "review-direction")
-def check_eq14_review(printed: str = "le", *, seed: int = 110) -> CheckRecord:
+def check_eq14_review(*, printed: str = "le", seed: int = 110) -> CheckRecord:
     """Erratum of the review copy [R]: Eq. (14) printed with ``<=``; [T] has ``>=``."""
-    L_ = [inst[3] for inst in _taylor_instances(seed)]
-    T_ = [inst[4] for inst in _taylor_instances(seed)]
+    L_ = [inst[5] for inst in taylor_instances(seed)]
+    T_ = [inst[6] for inst in taylor_instances(seed)]
     inst = {"loss": L_, "taylor_rhs": T_}  # one set of (L(theta), Taylor right-hand side) pairs
-    as_printed = bound_outcome(L_, T_, instances=inst) if printed == "le" else bound_outcome(T_, L_, instances=inst)
+    as_printed = (bound_outcome(L_, T_, instances=inst) if printed == "le"
+                  else bound_outcome(T_, L_, instances=inst))
     corrected = bound_outcome(T_, L_, instances=inst)
     return confirm_erratum(
         as_printed, corrected,
         description="Eq. (14) of the review copy has the inequality reversed",
-        printed_text="L(theta) <= L(theta_k) + <grad, theta - theta_k> + 1/2 min lambda_min ||theta - theta_k||^2",
-        corrected_text="L(theta) >= L(theta_k) + <grad, theta - theta_k> + 1/2 min lambda_min ||theta - theta_k||^2 (as in [T])",
+        printed_text="L(theta) <= L(theta_k) + <grad, theta - theta_k> + 1/2 min lambda_min ||theta - "
+                     "theta_k||^2",
+        corrected_text="L(theta) >= L(theta_k) + <grad, theta - theta_k> + 1/2 min lambda_min ||theta - "
+                       "theta_k||^2 (as in [T])",
         printed_tex=(r"\begin{aligned}\widehat L(\theta)\le{}&\widehat L(\theta_k)"
                      r"+\langle\nabla\widehat L(\theta_k),\theta-\theta_k\rangle\\"
                      r"&+\tfrac12\min_\alpha\lambda_{\min}\bigl(\nabla^2\widehat L(\theta_{k\alpha})\bigr)"
@@ -695,25 +380,8 @@ def check_eq14_review(printed: str = "le", *, seed: int = 110) -> CheckRecord:
         kind="typo", where="proof", version="review-copy", seed=seed)
 
 
-def _segments(rng: np.random.Generator, count: int) -> list[tuple]:
-    """Random, negative-curvature and GD segments: (loss, theta_1, theta_2, H, T, d, label)."""
-    out = []
-    for loss, a, b, H, T, d, Xs, ys in _pair_instances(rng, count):
-        out.append((loss, a, b, H, T, d, "random/negative-curvature"))
-    # GD segments: consecutive-ish iterates of a run at a large step
-    for H in (1, 4):
-        T, d = 3, 2
-        Xs, ys = md.sample_bounded_tokens(8, T, d, 1.0, seed=int(rng.integers(1 << 30)))
-        loss = risk_fn(Xs, ys, H)
-        th0 = random_heads(rng, H, T, d, u_scale=4.0, w_scale=6.0)
-        tr = run_first_order(loss, th0, steps=40, lr=0.5, keep_iterates=True)
-        for k in (0, 10, 39):
-            out.append((loss, tr.iterates[k], tr.iterates[-1], H, T, d, "gd"))
-    return out
-
-
 @claim_check("deora-eq-15", "segment-weak-convexity", parts=("max-form",))
-def check_eq15(kappa_scale: float = 1.0, *, max_form_scale: float = 1.0, seed: int = 112) -> CheckRecord:
+def check_eq15(*, kappa_scale: float = 1.0, max_form_scale: float = 1.0, seed: int = 112) -> CheckRecord:
     """Eq. (15)/(67), pointwise form: for every ``theta`` on ``[theta_1, theta_2]``,
     ``lambda_min(Hess L(theta)) >= -kappa_scale (beta3(theta_1) v beta3(theta_2)) / sqrt(H) L(theta)``
     (51 points per segment, exact Hessians); also the max-form of Eq. (15) (part ``max-form``,
@@ -723,13 +391,15 @@ def check_eq15(kappa_scale: float = 1.0, *, max_form_scale: float = 1.0, seed: i
     rng = np.random.default_rng(seed)
     R = 1.0
     lhs, rhs, lhs_m, rhs_m = [], [], [], []
-    res, searched = _segment_search(_eq15_ratio, _segment_sizes(), seed=seed, restarts=pick(2, 4),
+    res, searched = segment_search(eq15_ratio, segment_sizes(), seed=seed, restarts=pick(2, 4),
                                     steps=pick(2, 20))
-    segs = _segments(rng, pick(12, 40)) + [(loss, a, b, H, T, d, "searched") for loss, a, b, H, T, d, *_ in searched]
+    segs = segments(rng,
+                    pick(12, 40)) + [(loss, a, b, H, T, d, "searched")
+                                     for loss, a, b, H, T, d, *_ in searched]
     for loss, a, b, H, T, d, _ in segs:
         kb = max(bd.beta3(norm_2inf(a, H, T, d), T, d, R),
                  bd.beta3(norm_2inf(b, H, T, d), T, d, R)) / math.sqrt(H)
-        al, lam = _segment_lam_min(loss, a, b, 51)
+        al, lam = segment_lam_min(loss, a, b, 51)
         pts = f64(al).unsqueeze(1) * a + (1 - f64(al).unsqueeze(1)) * b
         with torch.no_grad():
             Lv = torch.stack([loss(p_) for p_ in pts]).numpy()
@@ -739,7 +409,7 @@ def check_eq15(kappa_scale: float = 1.0, *, max_form_scale: float = 1.0, seed: i
         rhs_m.append(max_form_scale * kb * float(Lv.max()))
     # the search maximizes the pointwise ratio, an upper bound of the max-form ratio
     # (-min lambda / (kappa_bar max L) <= -lambda(a*) / (kappa_bar L(a*)) at the minimizer a*)
-    fams = [_PAIRS.format(count=pick(12, 40)), _GD_SEGMENTS, _SEARCHED_PAIRS]
+    fams = [PAIRS_FAMILY.format(count=pick(12, 40)), GD_SEGMENTS_FAMILY, SEARCHED_PAIRS_FAMILY]
     check_bound(lhs_m, rhs_m, "Eq. (15), max form: min lambda_min >= -kappa_bar max L", seed=seed,
                 check="max-form", search=res, families=[f + ", the whole segment" for f in fams])
     return check_bound(lhs, rhs, "Eq. (15)/(67) pointwise on random, negative-curvature, GD and "
@@ -748,9 +418,10 @@ def check_eq15(kappa_scale: float = 1.0, *, max_form_scale: float = 1.0, seed: i
 
 
 @claim_check("deora-eq-16", "combined-lower-bound")
-def check_eq16(curvature: float = 1.0, *, seed: int = 113) -> CheckRecord:
+def check_eq16(*, curvature: float = 1.0, seed: int = 113) -> CheckRecord:
     """Eq. (16): ``L(theta) >= L(theta_k) + <grad L(theta_k), theta - theta_k>
-    - 1/2 curvature (beta3(theta) v beta3(theta_k))/sqrt(H) max_alpha L(theta_k alpha) ||theta - theta_k||^2``,
+    - 1/2 curvature (beta3(theta) v beta3(theta_k))/sqrt(H) max_alpha L(theta_k alpha) ||theta -
+    theta_k||^2``,
     with ``theta`` a later GD iterate, a random target, a negative-curvature target or an adversarial
     pair (sizes ``(H, T, d, n)`` from ``(1, 2, 1, 1)``, L-BFGS and Nelder-Mead on the ratio of the two
     sides).  ``curvature=0`` (convexity) is the negative control."""
@@ -758,9 +429,9 @@ def check_eq16(curvature: float = 1.0, *, seed: int = 113) -> CheckRecord:
     R = 1.0
     lhs, rhs, slack_rel = [], [], []
     cases = []
-    for loss, a, b, H, T, d, _ in _segments(rng, pick(12, 40)):
+    for loss, a, b, H, T, d, _ in segments(rng, pick(12, 40)):
         cases.append((loss, b, a, H, T, d))          # theta_k = b, theta = a
-    res, searched = _segment_search(lambda *a: _eq16_ratio(*a, curvature=curvature), _segment_sizes(),
+    res, searched = segment_search(lambda *a: eq16_ratio(*a, curvature=curvature), segment_sizes(),
                                     seed=seed, restarts=pick(2, 4), steps=pick(4, 40))
     cases += [(loss, thk, th, H, T, d) for loss, thk, th, H, T, d, *_ in searched]
     for loss, thk, th, H, T, d in cases:
@@ -778,7 +449,8 @@ def check_eq16(curvature: float = 1.0, *, seed: int = 113) -> CheckRecord:
         slack_rel.append((L - r) / curv if curv > 0 else math.inf)
     return check_bound(lhs, rhs, "Eq. (16) along GD iterates, targets and searched pairs", seed=seed,
                        atol=1e-12, search=res,
-                       families=[_PAIRS.format(count=pick(12, 40)), _GD_SEGMENTS, _SEARCHED_PAIRS],
+                       families=[PAIRS_FAMILY.format(count=pick(12, 40)), GD_SEGMENTS_FAMILY,
+                                 SEARCHED_PAIRS_FAMILY],
                        extra={"min_slack_over_curvature_term": float(np.min(slack_rel))})
 
 
@@ -821,7 +493,8 @@ def _glqc_segment(loss, t1, t2, H, T, d, R) -> tuple[float, float]:
         m, _ = segment_max(lambda al: np.array([float(loss(x * t1 + (1 - x) * t2)) for x in al]),
                            grid=pick(101, 201))
         end = max(float(loss(t1)), float(loss(t2)))
-    kb = max(bd.beta3(norm_2inf(t1, H, T, d), T, d, R), bd.beta3(norm_2inf(t2, H, T, d), T, d, R)) / math.sqrt(H)
+    kb = max(bd.beta3(norm_2inf(t1, H, T, d), T, d, R),
+             bd.beta3(norm_2inf(t2, H, T, d), T, d, R)) / math.sqrt(H)
     return m / end, kb * float(torch.sum((t1 - t2) ** 2))
 
 
@@ -834,13 +507,14 @@ def _excess_share(r: float, sharp: float) -> float:
 def _glqc_search(constant: float, boundary_factor: float, sharp_constant: Callable[[float], float],
                  seed: int, R: float = 1.0) -> tuple:
     """Adversarial GLQC segments ``[theta_1, theta_1 + s v]`` with ``s`` a fraction of the boundary
-    length of (18) (so every segment satisfies it): ``max(r / constant, (r - 1) / (sharp_constant(c) - 1))``, with
+    length of (18) (so every segment satisfies it): ``max(r / constant, (r - 1) / (sharp_constant(c) - 1))``,
+    with
     ``r`` the ratio of Proposition 4 on 21 points, maximized over ``(theta_1, v, fraction)`` by L-BFGS
     (finite differences) and Nelder-Mead on fixed data per size ``(H, T, d, n)``.  Returns the search
     and ``[(loss, theta_1, theta_2, H, T, d)]``, the best segment of every size."""
     sizes = pick([(1, 1, 1, 1), (1, 2, 1, 1), (1, 2, 1, 4)],
                  [(1, 1, 1, 1), (1, 2, 1, 1), (1, 2, 1, 4), (1, 2, 2, 4), (2, 2, 1, 4)])
-    data = {size: _search_data(size, seed) for size in sizes}
+    data = {size: search_data(size, seed) for size in sizes}
     al = np.linspace(0.0, 1.0, 21)[:, None]
 
     def segment(size, z):
@@ -871,7 +545,8 @@ def _glqc_search(constant: float, boundary_factor: float, sharp_constant: Callab
         with torch.no_grad():
             Ls = risk_batch(f64(al * t2 + (1 - al) * t1), *data[size], H).numpy()
         r = Ls.max() / max(Ls[0], Ls[-1])
-        kb = max(bd.beta3(norm_2inf(t1, H, T, d), T, d, R), bd.beta3(norm_2inf(t2, H, T, d), T, d, R)) / math.sqrt(H)
+        kb = max(bd.beta3(norm_2inf(t1, H, T, d), T, d, R),
+                 bd.beta3(norm_2inf(t2, H, T, d), T, d, R)) / math.sqrt(H)
         c = kb * float(np.sum((t1 - t2) ** 2))
         # against the sharp constant, the share of the allowed excess (r - 1)/(sharp(c) - 1) (<= 1 iff
         # r <= sharp(c)): the plain ratio would be maximized, with value 1, by any short segment
@@ -893,10 +568,11 @@ def _glqc_search(constant: float, boundary_factor: float, sharp_constant: Callab
 
 
 @claim_check("deora-prop-4", "glqc-boundary", parts=("hypothesis-18", "sharp-constant"))
-def check_prop4(constant: float = 4.0 / 3.0, *, boundary_factor: float = 2.0,
+def check_prop4(*, constant: float = 4.0 / 3.0, boundary_factor: float = 2.0,
                 sharp_constant: Callable[[float], float] = bd.glqc_sharp_constant,
                 seed: int = 120) -> CheckRecord:
-    """Proposition 4 at the boundary of (18): ``max_{[theta_1, theta_2]} L <= constant (L(theta_1) v L(theta_2))``
+    """Proposition 4 at the boundary of (18): ``max_{[theta_1, theta_2]} L <= constant (L(theta_1) v
+    L(theta_2))``
     for random directions and for the most negative curvature direction (segment centred at
     the 1-D loss maximum along it, where the loss is locally concave), ``H in {1, 2, 4}``.
     The book's sharp constant ``1/cos(sqrt(c)/2)`` (``c = kappa_bar ||theta_1 - theta_2||^2 <= 1/2``)
@@ -919,7 +595,7 @@ def check_prop4(constant: float = 4.0 / 3.0, *, boundary_factor: float = 2.0,
             v = f64(rng.standard_normal(a.numel()))
             r, c = _glqc_instance(loss, a, v, H, T, d, R, center=False, factor=boundary_factor)
         else:
-            _, v = _bottom_eigvec(loss, a)
+            _, v = bottom_eigvec(loss, a)
             r, c = _glqc_instance(loss, a, v, H, T, d, R, center=True, factor=boundary_factor)
         ratios.append(r); cs.append(c); sharp.append(sharp_constant(c))
     res, searched = _glqc_search(constant, boundary_factor, sharp_constant, seed)
@@ -931,10 +607,11 @@ def check_prop4(constant: float = 4.0 / 3.0, *, boundary_factor: float = 2.0,
                 no_search="a property of the construction: every segment's length is chosen by bisection "
                 "against (18) with the factor boundary_factor (random, negative-curvature and searched "
                 "segments alike), so c <= 1/2 holds by design and there is nothing to search",
-                families=["the random, negative-curvature and searched segments of this claim's glqc-boundary check"])
-    fams = [f"{pick(12, 48)} segments of fixed data (n = 4, (T, d) in {{(2, 2), (3, 2)}}, H in {{1, 2, 4}}, R = 1) "
-            "at the boundary of (18): along the most negative curvature direction, centred at the 1-D maximum "
-            "of the loss (two in three), or along a random direction from a random head",
+                families=["the random, negative-curvature and searched segments of this claim's "
+                          "glqc-boundary check"])
+    fams = [f"{pick(12, 48)} segments of fixed data (n = 4, (T, d) in {{(2, 2), (3, 2)}}, H in {{1, 2, 4}}, "
+            "R = 1) at the boundary of (18): along the most negative curvature direction, centred at the "
+            "1-D maximum of the loss (two in three), or along a random direction from a random head",
             "adversarial segments [theta_1, theta_1 + s v], s a fraction of the boundary length of (18), "
             "L-BFGS (finite differences) + Nelder-Mead, sizes (H, T, d, n) from (1, 1, 1, 1)"]
     check_bound(ratios, sharp, "sharp GLQC constant 1/cos(sqrt(c)/2) (book's derivation)", seed=seed,
@@ -945,14 +622,15 @@ def check_prop4(constant: float = 4.0 / 3.0, *, boundary_factor: float = 2.0,
 
 
 @claim_check("deora-prop-4", "one-dimensional", parts=("one-dimensional-sharp",))
-def check_prop4_1d(c_max: float = 0.5, constant: float = 4.0 / 3.0, *,
+def check_prop4_1d(*, c_max: float = 0.5, constant: float = 4.0 / 3.0,
                    sharp_constant: Callable[[float], float] = lambda c: 1.0 / math.cos(math.sqrt(c) / 2),
                    seed: int = 121) -> CheckRecord:
     """The 1-D core of GLQC: if ``g > 0`` and ``g'' >= -c g`` on ``[0, 1]`` with ``c <= c_max``,
     then ``max g <= constant (g(0) v g(1))``; instances ``g'' = -c g + f``, ``f >= 0`` random
     (and ``f = 0``, the extremal case ``g = cos``), and instances searched adversarially over
     ``(c, g(0), g(1), f)`` (``f`` piecewise linear on 1, 2, 4 knots, L-BFGS with finite differences and
-    Nelder-Mead, on the larger of ``r / constant`` and ``(r - 1) / (sharp(c) - 1)``).  Also asserts the sharp constant
+    Nelder-Mead, on the larger of ``r / constant`` and ``(r - 1) / (sharp(c) - 1)``).  Also asserts the sharp
+    constant
     ``1/cos(sqrt(c)/2)`` (to the discretization error)."""
     rng = np.random.default_rng(seed)
     N = pick(801, 2001)

@@ -15,6 +15,8 @@ therefore use three kinds of instances (catalogue vocabulary):
   validated against the materialized model at small ``H``.
 
 GD runs use :func:`attention_theory.foundations.gd.run_first_order` with ``keep_iterates=True``.
+
+Called by ``book/deora/training.md``; negative controls in ``tests/deora/test_nc_training.py``.
 """
 
 from __future__ import annotations
@@ -27,25 +29,30 @@ import torch
 
 from attention_theory.config import pick
 from attention_theory.deora import bounds as bd
-from attention_theory.deora import model as md
 from attention_theory.deora.calculus import box, log_box, maximize_each, search_sides
 from attention_theory.deora.landscape import (
     loss_and_grad,
     norm_2inf,
-    random_heads,
-    risk_batch,
     risk_fn,
 )
 from attention_theory.deora.training import (
     Smoothness,
     cached_runs,
+    certified_runs,
     certified_step,
+    cor3_sides,
     flin_data,
     flin_direction,
+    flin_instance,
     flin_margins,
     flin_realizability,
+    flin_uphill,
+    heads_exact_sqrt,
+    order_grid,
     paper_smoothness,
-    segment_loss_max,
+    rho_corrected_order,
+    segment_tau,
+    thm1_sides,
 )
 from attention_theory.foundations import hessian as hs
 from attention_theory.foundations.gd import run_first_order
@@ -60,12 +67,15 @@ from attention_theory.verify import (
     confirm_erratum,
 )
 
-__all__ = ['check_assum2', 'check_cor3', 'check_cor3_proof', 'check_lemma10', 'check_lemma7', 'check_lemma8', 'check_lemma9', 'check_thm1_certified', 'check_thm1_flin', 'check_thm1_formulas', 'check_thm1_head_order', 'check_thm1_rho_order']
+__all__ = ['check_assum2', 'check_cor3', 'check_cor3_proof', 'check_lemma10', 'check_lemma7', 'check_lemma8',
+           'check_lemma9', 'check_thm1_certified', 'check_thm1_flin', 'check_thm1_formulas',
+           'check_thm1_head_order', 'check_thm1_rho_order']
 
 
 _ALONG_GD = ("the statement is asserted along actual GD runs (every iterate and target of the cached "
              "runs): the trajectory is the instance, not a free parameter; the one-step inequalities "
-             "it rests on (Cor. 1, Eqs. (14)-(16), Prop. 4) are searched adversarially in the landscape checks")
+             "it rests on (Cor. 1, Eqs. (14)-(16), Prop. 4) are searched adversarially in the landscape "
+             "checks")
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:
@@ -73,37 +83,18 @@ def _softplus(z: np.ndarray) -> np.ndarray:
 
 
 #: the cached GD runs of :func:`~attention_theory.deora.training.cached_runs`, as a family phrase
-_RUNS_FAMILY = (f"cached GD runs: F-rand (T = 3, d = 2, n = 16, H in {{{', '.join(map(str, pick((1, 4, 16), (1, 4, 16, 64))))}}}, "
+_RUNS_FAMILY = ("cached GD runs: F-rand (T = 3, d = 2, n = 16, H in "
+                f"{{{', '.join(map(str, pick((1, 4, 16), (1, 4, 16, 64))))}}}, "
                 f"{pick(25, 100)} certified steps) and easy data (T = 8, H = {pick(256, 512)}, bad start)")
-_TARGETS_FAMILY = "targets: a long-run iterate, random points at distance 0.1, 0.5, 2 from theta_0, a designed target"
+_TARGETS_FAMILY = ("targets: a long-run iterate, random points at distance 0.1, 0.5, 2 from theta_0, "
+                   "a designed target")
 
 #: (m0, target margin) of the F-lin uphill instances of Lemma 10 (the target behind the start)
 _FLIN_UPHILL = ((-2.0, -6.0), (-3.0, -8.0), (-4.0, -10.0))
 
 
-def _flin_uphill(m0: float, mt: float, T: int = 4, d: int = 2) -> tuple[np.ndarray, float, dict]:
-    """Lemma 10 on ``F-lin`` with a target of margin ``mt < m0`` (behind the start): ``H`` from (74)
-    (iterated, since ``B = |mt|/sqrt(T H)`` depends on it), ``eta = 1 ^ 1/rho ^ D^2/L(theta_0)`` and the
-    largest ``K`` of (73), ``D^2/(eta L(theta))``; GD (the exact margin recursion :func:`flin_margins`)
-    raises the margin, away from the target, at every step.  Returns ``(||theta_k - theta||, D, info)``
-    with ``||theta_k - theta|| = |m_k - mt|/sqrt(T)``, ``D = (m0 - mt)/sqrt(T)``."""
-    D = (m0 - mt) / math.sqrt(T)
-    H = 1
-    for _ in range(40):
-        B = abs(mt) / math.sqrt(T * H)
-        need = bd.thm1_heads_needed(D, B, T, d, 1.0)
-        if need <= H:
-            break
-        H = need
-    Lt, L0 = float(_softplus(np.array(-mt))), float(_softplus(np.array(-m0)))
-    eta = min(1.0, 1.0 / bd.rho(D, B, T, d, 1.0, H), D**2 / L0)
-    K = max(1, int(D**2 / (eta * Lt)))
-    m = flin_margins(m0, eta, K, T)
-    return np.abs(m - mt) / math.sqrt(T), D, {"H": H, "K": K, "eta": eta}
-
-
 @claim_check("deora-lemma-7", "descent-along-gd")
-def check_lemma7(smoothness: Smoothness = paper_smoothness, *, seed: int = 200) -> CheckRecord:
+def check_lemma7(*, smoothness: Smoothness = paper_smoothness, seed: int = 200) -> CheckRecord:
     """Lemma 7: if ``eta <= 1/rho_k`` (``rho_k = beta2(theta_k) v beta2(theta_{k+1})``) then
     ``L(theta_{k+1}) <= L(theta_k) - eta/2 ||grad L(theta_k)||^2``.
 
@@ -133,21 +124,13 @@ def check_lemma7(smoothness: Smoothness = paper_smoothness, *, seed: int = 200) 
                        atol=1e-15, extra={"rho_over_max_hessian_norm": [min(loose), max(loose)]},
                        no_search=_ALONG_GD,
                        families=[_RUNS_FAMILY + ": every step at the run's certified fixed step",
-                                 "every 8th iterate of those runs with the largest admissible step (the fixed point "
-                                 "of eta = 1/rho_k), where the lemma is tightest: ratio -> 1 as the loss flattens "
-                                 "(both sides tend to L(theta_k))"])
-
-
-def _tau(run: dict, theta: torch.Tensor, th_k: torch.Tensor) -> float:
-    H, T, d, R = run["H"], run["T"], run["d"], run["R"]
-    b3 = max(bd.beta3(norm_2inf(theta, H, T, d), T, d, R), bd.beta3(norm_2inf(th_k, H, T, d), T, d, R))
-    mL = segment_loss_max(lambda th: risk_batch(th, run["Xs"], run["ys"], H), th_k, theta,
-                          grid=pick(11, 41))
-    return b3 / math.sqrt(H) * mL
+                                 "every 8th iterate of those runs with the largest admissible step (the "
+                                 "fixed point of eta = 1/rho_k), where the lemma is tightest: ratio -> 1 as "
+                                 "the loss flattens (both sides tend to L(theta_k))"])
 
 
 @claim_check("deora-lemma-8", "regret-along-gd", parts=("per-step-70",))
-def check_lemma8(distance_term: float = 1.0, *, step_curvature: float = 1.0, step_target_loss: float = 1.0,
+def check_lemma8(*, distance_term: float = 1.0, step_curvature: float = 1.0, step_target_loss: float = 1.0,
                  seed: int = 200) -> CheckRecord:
     """Lemma 8: per step (70) and averaged (69), along certified GD runs, for targets
     ``theta`` = a long-run iterate, random points at distance 0.1-2 from ``theta_0`` and a
@@ -163,7 +146,7 @@ def check_lemma8(distance_term: float = 1.0, *, step_curvature: float = 1.0, ste
         for name, theta in run["targets"].items():
             Lt = float(loss(theta))
             dist2 = ((its - theta) ** 2).sum(1).numpy()
-            taus = np.array([_tau(run, theta, its[k]) for k in range(K)])
+            taus = np.array([segment_tau(run, theta, its[k]) for k in range(K)])
             l70 += Ls[1:].tolist()
             r70 += (step_target_loss * Lt + (dist2[:-1] - dist2[1:]) / (2 * eta)
                     + step_curvature * 0.5 * taus * dist2[:-1]).tolist()
@@ -179,7 +162,7 @@ def check_lemma8(distance_term: float = 1.0, *, step_curvature: float = 1.0, ste
 
 
 @claim_check("deora-lemma-9", "trajectory-certified")
-def check_lemma9(coefficients: tuple[float, float, float] = (2.0, 0.75, 0.5), *,
+def check_lemma9(*, coefficients: tuple[float, float, float] = (2.0, 0.75, 0.5),
                  seed: int = 200) -> CheckRecord:
     """Lemma 9 (71): ``(1/K) sum_{k=1}^K L(theta_k) <= c_1 L(theta) + c_2 ||theta - theta_0||^2/(eta K)
     + c_3 L(theta_0)/K`` (paper: ``(2, 3/4, 1/2)``), asserted on every (run, target, ``K``)
@@ -213,65 +196,17 @@ def check_lemma9(coefficients: tuple[float, float, float] = (2.0, 0.75, 0.5), *,
     return check_bound(lhs, rhs, "explicit regret bound (71), trajectory-certified head condition",
                        seed=seed, extra={"instances": info, "n_non_vacuous": n_nv,
                                          "vacuous": n_nv == 0},
-                       families=[_RUNS_FAMILY + ", horizons K in {1, 2, 5, 10, K_max} where the per-step head "
+                       families=[_RUNS_FAMILY
+                                 + ", horizons K in {1, 2, 5, 10, K_max} where the per-step head "
                                  "condition holds on the real iterates", _TARGETS_FAMILY,
-                                 "long-run-iterate targets: the ratio grows with K towards 1/2 (the average of "
-                                 "L(theta_k) tends to L(theta) while the bound tends to 2 L(theta), the coefficient "
-                                 "c_1 = 2 of (71))"],
+                                 "long-run-iterate targets: the ratio grows with K towards 1/2 (the average "
+                                 "of L(theta_k) tends to L(theta) while the bound tends to 2 L(theta), the "
+                                 "coefficient c_1 = 2 of (71))"],
                        no_search=_ALONG_GD + "; only trajectory-certified (run, target, K) are admissible")
 
 
-def _certified_instance(rng: np.random.Generator, *, D: float, uphill: bool, T: int = 2, d: int = 2,
-                        R: float = 1.0, n: int = 8, head_norm: float = 0.3) -> dict:
-    """A certified instance of Lemma 10 / Theorem 3 on ``F-rand``: ``H`` from (74) (with the
-    target's ``||theta||_{2,inf}``, iterated since it depends on ``H``), ``eta`` and ``K`` from
-    (73) and Theorem 3's step-size condition."""
-    Xs, ys = md.sample_bounded_tokens(n, T, d, R, seed=int(rng.integers(1 << 30)))
-    H = 1
-    hseed = int(rng.integers(1 << 30))
-    for _ in range(20):
-        loss = risk_fn(Xs, ys, H)
-        th0 = random_heads(np.random.default_rng(hseed), H, T, d,
-                           u_scale=head_norm / math.sqrt(2), w_scale=head_norm / math.sqrt(2))
-        L0, g0 = loss_and_grad(loss, th0)
-        v = g0 if uphill else -g0
-        theta = th0 + D * v / torch.linalg.norm(v)
-        B = norm_2inf(theta, H, T, d)
-        need = bd.thm1_heads_needed(D, B, T, d, R)
-        if need <= H:
-            break
-        H = need
-    Lt = float(loss(theta))
-    eta = min(1.0, 1.0 / bd.rho(D, B, T, d, R, H), D**2 / float(L0))
-    K = max(1, int(D**2 / (eta * Lt)))          # largest K allowed by (73) at this eta
-    K = min(K, pick(60, 400))
-    cert = bd.thm1_certificate(D, B, T, d, R, K, Lt, float(L0), H=H)
-    eta = cert["eta"]
-    return dict(loss=loss, th0=th0, theta=theta, H=H, T=T, d=d, R=R, K=K, eta=eta, D=D, B=B,
-                Lt=Lt, L0=float(L0), cert=cert, Xs=Xs, ys=ys)
-
-
-_CERT_CACHE: dict[tuple, list[dict]] = {}
-
-
-def _certified_runs(seed: int) -> list[dict]:
-    key = (seed,)
-    if key not in _CERT_CACHE:
-        rng = np.random.default_rng(seed)
-        out = []
-        for D, uphill in ((0.2, False), (0.2, True), (0.15, False)):
-            inst = _certified_instance(rng, D=D, uphill=uphill)
-            tr = run_first_order(inst["loss"], inst["th0"], steps=inst["K"], lr=inst["eta"],
-                                 keep_iterates=True)
-            inst["tr"] = tr
-            inst["name"] = f"F-rand certified D={D}{' uphill' if uphill else ''} H={inst['H']}"
-            out.append(inst)
-        _CERT_CACHE[key] = out
-    return _CERT_CACHE[key]
-
-
 @claim_check("deora-lemma-10", "iterates-norm", parts=("sharper-constant",))
-def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13 / 3),
+def check_lemma10(*, constant: float = 3.0, sharp_constant: float = math.sqrt(13 / 3),
                   seed: int = 210) -> CheckRecord:
     """Lemma 10: ``||theta_k - theta|| <= constant ||theta - theta_0||`` for all ``k <= K``.
 
@@ -283,7 +218,7 @@ def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13
     ``sharp_constant``).
     """
     lhs, rhs, sharp_l, sharp_r, rows = [], [], [], [], {}
-    for inst in _certified_runs(seed):
+    for inst in certified_runs(seed):
         its = inst["tr"].iterates
         dist = torch.linalg.norm(its - inst["theta"], dim=1).numpy()
         lhs += dist.tolist(); rhs += [constant * inst["D"]] * len(dist)
@@ -305,7 +240,8 @@ def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13
             b3t = bd.beta3(norm_2inf(theta, H, T, d), T, d, R)
             dist = torch.linalg.norm(its[:Kp + 1] - theta, dim=1).numpy()
             # beta3 is maximal at an endpoint of the segment (Corollary 1's segment property)
-            ok = all(2 * max(b3t, bd.beta3(norm_2inf(its[j], H, T, d), T, d, R)) * dist[j] ** 2 <= math.sqrt(H)
+            ok = all(2 * max(b3t, bd.beta3(norm_2inf(its[j], H, T, d), T, d, R))
+                     * dist[j] ** 2 <= math.sqrt(H)
                      for j in range(Kp))
             if not ok:
                 continue
@@ -314,18 +250,19 @@ def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13
             rows[f"{run['name']} / {name} (trajectory-certified, K={Kp})"] = float(dist.max() / D)
     # F-lin with a target behind the start (uphill): GD runs away from it for the whole certified horizon
     for m0, mt in _FLIN_UPHILL:
-        dist, D, info = _flin_uphill(m0, mt)
+        dist, D, info = flin_uphill(m0, mt)
         far = float(dist.max())  # the bound is uniform in k <= K: its largest distance stands for all
         lhs.append(far); rhs.append(constant * D)
         sharp_l.append(far); sharp_r.append(sharp_constant * D)
-        rows[f"F-lin uphill m0={m0:g} -> target margin {mt:g} (H={info['H']}, K={info['K']})"] = float(dist.max() / D)
-    fams = ["F-rand certified: T = d = 2, n = 8, D in {0.15, 0.2}, a downhill and an uphill target, H from (74), "
-            "eta and K from (73)",
+        key = f"F-lin uphill m0={m0:g} -> target margin {mt:g} (H={info['H']}, K={info['K']})"
+        rows[key] = float(dist.max() / D)
+    fams = ["F-rand certified: T = d = 2, n = 8, D in {0.15, 0.2}, a downhill and an uphill target, H from "
+            "(74), eta and K from (73)",
             _RUNS_FAMILY + ", targets whose trajectory satisfies the induction's head condition and (73)",
             "F-lin certified, uphill target (T = 4, d = 2, exact H-reduction): (m0, target margin) in "
-            f"{{{', '.join(f'({a:g}, {b:g})' for a, b in _FLIN_UPHILL)}}}, H from (74) (10^9-10^10), eta and K "
-            "from (73) (K up to 5e4): GD moves away from the target for all K steps, max_k ||theta_k - theta|| / D "
-            f"= {', '.join(f'{r:.3f}' for k, r in rows.items() if k.startswith('F-lin'))}"]
+            f"{{{', '.join(f'({a:g}, {b:g})' for a, b in _FLIN_UPHILL)}}}, H from (74) (10^9-10^10), eta and "
+            "K from (73) (K up to 5e4): GD moves away from the target for all K steps, max_k ||theta_k - "
+            f"theta|| / D = {', '.join(f'{r:.3f}' for k, r in rows.items() if k.startswith('F-lin'))}"]
     check_bound(sharp_l, sharp_r, "iterates-norm bound with the sharper constant sqrt(13/3)", seed=seed,
                 check="sharper-constant", no_search=_ALONG_GD + "; the instances are certified runs",
                 families=fams, extra={"max_dist_over_D": rows})
@@ -335,7 +272,7 @@ def check_lemma10(constant: float = 3.0, *, sharp_constant: float = math.sqrt(13
 
 
 @claim_check("deora-thm-1", "certified-smoke")
-def check_thm1_certified(regret_coef: float = 1.25, iterate_constant: float = 3.0, *,
+def check_thm1_certified(*, regret_coef: float = 1.25, iterate_constant: float = 3.0,
                          seed: int = 210) -> CheckRecord:
     """Theorem 3 on certified ``F-rand`` instances (``F-cert``: smallest ``H`` of the head
     condition, largest ``eta``): asserts ``L(theta_K) <= avg_k L(theta_k) <= 2 L(theta) +
@@ -344,7 +281,7 @@ def check_thm1_certified(regret_coef: float = 1.25, iterate_constant: float = 3.
     At these sizes the loss part is vacuous (bound above ``L(theta_0)``); the distance part
     is the informative one.  The vacuity flag is recorded."""
     lhs, rhs, rows = [], [], {}
-    for inst in _certified_runs(seed):
+    for inst in certified_runs(seed):
         tr, D = inst["tr"], inst["D"]
         Ls = tr.losses.numpy()
         K = len(Ls) - 1
@@ -358,34 +295,15 @@ def check_thm1_certified(regret_coef: float = 1.25, iterate_constant: float = 3.
                               "vacuous": bool(bound >= Ls[0]), "H": inst["H"], "eta": inst["eta"], "K": K}
     return check_bound(lhs, rhs, "Theorem 3 conclusions on certified instances", seed=seed,
                        atol=1e-15, extra={"instances": rows},
-                       families=["F-rand certified: T = d = 2, n = 8, D in {0.15, 0.2}, a downhill and an uphill "
-                                 "target, smallest H of the head condition, largest eta, K from (73): L(theta_K) <= "
-                                 "average (ratio ~1 once the loss flattens), average <= the regret bound (vacuous "
-                                 "at these sizes), distances against 4D and 3D"],
+                       families=["F-rand certified: T = d = 2, n = 8, D in {0.15, 0.2}, a downhill and an "
+                                 "uphill target, smallest H of the head condition, largest eta, K from "
+                                 "(73): L(theta_K) <= average (ratio ~1 once the loss flattens), average <= "
+                                 "the regret bound (vacuous at these sizes), distances against 4D and 3D"],
                        no_search=_ALONG_GD + "; each run is certified (H, eta, K from the theorem)")
 
 
-def _flin_instance(m_target: float, T: int, d: int, m0: float = 0.0) -> dict:
-    """Certified Theorem-3 instance on ``F-lin`` (``R = 1``): target margin ``m_target`` from a
-    start with margin ``m0``; ``H`` from the head condition, ``K`` so that the two step-size
-    caps ``1/rho`` and ``D^2/(K L(theta))`` balance, ``eta`` the largest admissible."""
-    D = (m_target - m0) / math.sqrt(T)
-    H = 1
-    for _ in range(30):
-        B = abs(m_target) / math.sqrt(T * H)          # ||theta||_{2,inf}: theta_h = (m/(T sqrt H)) 1 e^T
-        need = bd.thm1_heads_needed(D, B, T, d, 1.0)
-        if need <= H:
-            break
-        H = need
-    Lt = float(_softplus(np.array(-m_target)))
-    L0 = float(_softplus(np.array(-m0)))
-    K = max(1, math.ceil(D**2 * bd.rho(D, B, T, d, 1.0, H) / Lt))
-    cert = bd.thm1_certificate(D, B, T, d, 1.0, K, Lt, L0, H=H)
-    return dict(D=D, B=B, H=H, K=K, eta=cert["eta"], Lt=Lt, L0=L0, cert=cert, m0=m0, m_target=m_target)
-
-
 @claim_check("deora-thm-1", "certified-f-lin", parts=("h-reduction",))
-def check_thm1_flin(regret_coef: float = 1.25, *,
+def check_thm1_flin(*, regret_coef: float = 1.25,
                     reduction: Callable[[float, float, int, int], np.ndarray] = flin_margins,
                     seed: int = 211) -> CheckRecord:
     """Theorem 3, certified and non-vacuous, on ``F-lin`` through the exact ``H``-reduction
@@ -412,8 +330,9 @@ def check_thm1_flin(regret_coef: float = 1.25, *,
     check_identity(comp, ref, "F-lin GD equals the one-dimensional margin recursion", atol=1e-12,
                    rtol=1e-10, seed=seed, check="h-reduction")
     lhs, rhs, rows = [], [], {}
-    for m_target, m0 in pick(((2.0, 0.0), (2.0, -1.0)), ((2.0, 0.0), (3.0, 0.0), (2.0, -1.0))):
-        inst = _flin_instance(m_target, T, d, m0)
+    pairs = pick(((2.0, 0.0), (2.0, -1.0)), ((2.0, 0.0), (3.0, 0.0), (2.0, -1.0)))
+    for m_target, m0 in pairs:
+        inst = flin_instance(m_target, T, d, m0)
         m = flin_margins(m0, inst["eta"], inst["K"], T)
         Ls = _softplus(-m)
         D = inst["D"]
@@ -435,16 +354,16 @@ def check_thm1_flin(regret_coef: float = 1.25, *,
     return check_bound(lhs, rhs, "Theorem 3 on F-lin at the certified H (exact reduction), non-vacuous",
                        seed=seed, atol=1e-15, extra={"instances": rows},
                        families=["F-lin certified (T = 4, d = 2, exact H-reduction), (target margin, m0) in "
-                                 f"{{{', '.join(str(p) for p in pick(((2.0, 0.0), (2.0, -1.0)), ((2.0, 0.0), (3.0, 0.0), (2.0, -1.0))))}}}, "
-                                 "horizons K' in {1, 10, 100, 1000, K}: L(theta_K') <= average is an equality at "
-                                 "K' = 1 (ratio 1)"],
+                                 f"{{{', '.join(str(p) for p in pairs)}}}, horizons K' in "
+                                 "{1, 10, 100, 1000, K}: L(theta_K') <= average is an equality at K' = 1 "
+                                 "(ratio 1)"],
                        no_search="asserted along the GD trajectories of two certified F-lin instances "
                        "(through the exact one-dimensional reduction); the trajectory is the instance, and "
                        "the certified H, eta, K are determined by the target margin")
 
 
 @claim_check("deora-thm-1", "formula-grid")
-def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed: int = 212) -> CheckRecord:
+def check_thm1_formulas(*, a_fn: Callable[..., float] = bd.step_constant_a, seed: int = 212) -> CheckRecord:
     """Step-size algebra of Theorem 3 on a random log-uniform grid (``T, d`` up to ``10^3``,
     ``R`` up to 10, ``D, B`` in ``[1e-3, 1e3]``, ``H`` up to ``1e12``, ``eta <= 1``):
     ``beta2(Theta_k) <= rho_eta <= rho`` where ``Theta_k`` is evaluated at ``||theta - theta_k|| = 3D``.
@@ -464,49 +383,23 @@ def check_thm1_formulas(a_fn: Callable[..., float] = bd.step_constant_a, *, seed
         r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
         lhs += [bd.beta2(Th, T, d, R, H), re]
         rhs += [re, r]
-    res, l_, r_ = search_sides(lambda size, z: _thm1_sides(size, z, a_fn), 5,
-                               pick([(1, 1), (2, 1), (10, 100)], [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
+    res, l_, r_ = search_sides(lambda size, z: thm1_sides(size, z, a_fn), 5,
+                               pick([(1, 1), (2, 1), (10, 100)],
+                                    [(1, 1), (2, 1), (1, 2), (10, 100), (1000, 1000)]),
                                restarts=pick(2, 8), steps=pick(10, 300), seed=seed)
     lhs += l_.tolist()
     rhs += r_.tolist()
     return check_bound(lhs, rhs, "beta2(Theta_k) <= rho_eta(theta) <= rho(theta) on a random grid "
                        "and searched tuples", seed=seed, rtol=1e-12, search=res,
-                       families=[f"{pick(3000, 100000)} random tuples: T, d in 10^U(0, 3), R in 10^U(0, 1), D, B in "
-                                 "10^U(-3, 3), H in 10^U(0, 12), eta in 10^U(-8, 0)",
-                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (R, D, B, H, eta), sizes "
-                                 "(T, d) from (1, 1): at eta = 1 and T = R = 1 the two brackets of a_eta and a coincide, "
-                                 "so rho_eta = rho (ratio exactly 1)"])
-
-
-def _thm1_sides(size: tuple[int, int], z: np.ndarray, a_fn: Callable[..., float]) -> tuple[np.ndarray, np.ndarray]:
-    """The two (lhs, rhs) of :func:`check_thm1_formulas` at ``z = (R, D, B, H, eta)`` (log scales in the
-    grid's ranges; ``H`` rounded down to an integer)."""
-    T, d = size
-    R, D, B, Hr, eta = (float(log_box(z[i], lo, hi)) for i, (lo, hi)
-                        in enumerate(((0, 1), (-3, 3), (-3, 3), (0, 12), (-8, 0))))
-    H = max(1, int(Hr))
-    Th = bd.theta_k_bound(eta, 3 * D, B, T, R)
-    re = bd.rho_eta(eta, D, B, T, d, R, H)
-    r = (2 * math.sqrt(T * d) * R**3 / math.sqrt(H) + T * R**2 / 4) * a_fn(D, B, T, d, R) ** 2
-    return np.array([bd.beta2(Th, T, d, R, H), re]), np.array([re, r])
-
-
-def _rho_corrected_order(D, B, T, d, R, H):
-    return 81 / 4 * (1 + 8 * math.sqrt(d) * R / math.sqrt(T * H)) * d * T**2 * R**12 * (3 * D + B + 1) ** 2
-
-
-def _order_grid(seed: int) -> list[tuple]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(pick(2000, 20000)):
-        out.append((float(10 ** rng.uniform(-3, 2)), float(10 ** rng.uniform(-3, 2)),
-                    int(10 ** rng.uniform(0, 3)), int(10 ** rng.uniform(0, 3)),
-                    float(10 ** rng.uniform(0, 1)), int(10 ** rng.uniform(0, 12))))
-    return out
+                       families=[f"{pick(3000, 100000)} random tuples: T, d in 10^U(0, 3), R in 10^U(0, 1), "
+                                 "D, B in 10^U(-3, 3), H in 10^U(0, 12), eta in 10^U(-8, 0)",
+                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (R, D, B, H, "
+                                 "eta), sizes (T, d) from (1, 1): at eta = 1 and T = R = 1 the two brackets "
+                                 "of a_eta and a coincide, so rho_eta = rho (ratio exactly 1)"])
 
 
 @claim_check("deora-thm-1", "main-text-rho-order")
-def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order, *,
+def check_thm1_rho_order(*, printed: Callable[..., float] = bd.rho_main_text_order,
                          constants: tuple[float, ...] = (1e1, 1e2, 1e3, 1e4, 1e5, 1e6),
                          seed: int = 213) -> CheckRecord:
     """Erratum (a), a hypothesis missing between Theorem 1 and its proof: the main text's step-size
@@ -515,7 +408,7 @@ def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order,
     ``rho = (2 sqrt(Td) R^3 / sqrt(H) + T R^2 / 4) a^2``, :func:`~attention_theory.deora.bounds.rho`).
 
     The constant the printed order would need at an instance is ``exact rho / order``.  On the
-    random grid of :func:`_order_grid` plus two sequences, every constant in ``constants`` has
+    random grid of :func:`order_grid` plus two sequences, every constant in ``constants`` has
     violations (counts in the record, per constant and per sequence); the printed outcome is taken
     at the largest constant, which covers all smaller ones.  The sequences (``d = 2``, ``R = 1``,
     ``H = 1e6``): ``B = 1 .. 1e-6`` at ``D = 1``, ``T = 4`` (the needed constant grows like
@@ -530,11 +423,11 @@ def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order,
     Ts = [4**k for k in range(1, 15)]
     seq_B = [(1.0, float(B), 4, 2, 1.0, 10**6) for B in Bs]  # the grid's layout (D, B, T, d, R, H)
     seq_T = [(1.0, 1.0, T, 2, 1.0, 10**6) for T in Ts]
-    grid = _order_grid(seed)
+    grid = order_grid(seed)
     inst = grid + seq_B + seq_T
     exact = np.array([bd.rho(D, B, T, d, R, H) for D, B, T, d, R, H in inst])
     shape = np.array([printed(D, B, T, d, R) for D, B, T, d, R, _ in inst])
-    co = [_rho_corrected_order(D, B, T, d, R, H) for D, B, T, d, R, H in inst]
+    co = [rho_corrected_order(D, B, T, d, R, H) for D, B, T, d, R, H in inst]
     needed = exact / shape  # the absolute constant the printed order would need at each instance
     n_g, n_b = len(grid), len(seq_B)
     need_B, need_T = needed[n_g:n_g + n_b], needed[n_g + n_b:]
@@ -546,21 +439,24 @@ def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order,
     tried = ", ".join(f"{C:g}" for C in constants)
     return confirm_erratum(
         bound_outcome(exact, top * shape, instances=inst), bound_outcome(exact, co, instances=inst),
-        description="Theorem 1's step-size condition with the main-text order of rho does not imply Theorem 3's, "
-                    f"under which App. B proves it: every constant tried ({tried}) leaves instances where "
-                    "eta = 1/(C order) exceeds 1/rho, and the needed constant grows like "
+        description="Theorem 1's step-size condition with the main-text order of rho does not imply Theorem "
+                    f"3's, under which App. B proves it: every constant tried ({tried}) leaves instances "
+                    "where eta = 1/(C order) exceeds 1/rho, and the needed constant grows like "
                     f"B^-{est_B.exponent:.3g} along B = 1 .. 1e-6 (D = 1; {est_B.level:.0%} interval "
                     f"[{est_B.low:.3g}, {est_B.high:.3g}]) and like T^{est_T.exponent:.3g} along T = 4 .. "
-                    f"{Ts[-1]:.3g} (B = D = 1; interval [{est_T.low:.4g}, {est_T.high:.4g}]); a hypothesis missing "
-                    "between the statement and its proof, the conclusion (4) is not refuted",
-        printed_text="eta <= 1/rho with rho(theta) <~ d^{3/2} T^{3/2} R^{13} ||theta||_{2,inf}^2 ||theta - theta_0||^2 "
-                     f"gives Theorem 3's step-size condition, for some absolute constant (tried: {tried}; shown at {top:g})",
-        corrected_text="rho(theta) <= (81/4)(1 + 8 sqrt(d) R/sqrt(T H)) d T^2 R^12 (3D + B + 1)^2, so eta <= 1 over "
-                       "this bound satisfies Theorem 3's condition",
+                    f"{Ts[-1]:.3g} (B = D = 1; interval [{est_T.low:.4g}, {est_T.high:.4g}]); a hypothesis "
+                    "missing between the statement and its proof, the conclusion (4) is not refuted",
+        printed_text="eta <= 1/rho with rho(theta) <~ d^{3/2} T^{3/2} R^{13} ||theta||_{2,inf}^2 "
+                     "||theta - theta_0||^2 gives Theorem 3's step-size condition, for some absolute "
+                     f"constant (tried: {tried}; shown at {top:g})",
+        corrected_text="rho(theta) <= (81/4)(1 + 8 sqrt(d) R/sqrt(T H)) d T^2 R^12 (3D + B + 1)^2, so eta "
+                       "<= 1 over this bound satisfies Theorem 3's condition",
         printed_tex=(r"\begin{aligned}&\eta\le1/\rho,\ \rho(\theta)\lesssim d^{3/2}T^{3/2}R^{13}B^2D^2,\\"
                      r"&B=\|\theta\|_{2,\infty},\ D=\|\theta-\theta_0\|\end{aligned}"),
-        corrected_tex=r"\rho(\theta)\le\frac{81}4\Bigl(1+\frac{8\sqrt dR}{\sqrt{TH}}\Bigr)dT^2R^{12}(3D+B+1)^2",
-        source="Deora et al., TMLR version (seed 001), Theorem 1 (step size, below Eq. (3)), against Theorem 3 (App. B.4)",
+        corrected_tex=r"\rho(\theta)\le\frac{81}4\Bigl(1+\frac{8\sqrt "
+                      r"dR}{\sqrt{TH}}\Bigr)dT^2R^{12}(3D+B+1)^2",
+        source="Deora et al., TMLR version (seed 001), Theorem 1 (step size, below Eq. (3)), against Theorem "
+               "3 (App. B.4)",
         kind="missing-hypothesis", where="proof", seed=seed,
         params={"constants": list(constants), "violations_per_constant": violations,
                 "sequence_B": Bs.tolist(), "sequence_B_D_T_d_R_H": [1.0, 4, 2, 1.0, 10**6],
@@ -570,12 +466,8 @@ def check_thm1_rho_order(printed: Callable[..., float] = bd.rho_main_text_order,
                 "max_needed_constant": float(needed.max())})
 
 
-def _heads_exact_sqrt(D, B, T, d, R):
-    return 36 * math.sqrt(T * d) * R**3 * (3 * math.sqrt(d) * R**2 * (3 * D + B) + 1) * D**2
-
-
 @claim_check("deora-thm-1", "main-text-head-order")
-def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_order, *,
+def check_thm1_head_order(*, printed: Callable[..., float] = bd.heads_main_text_order,
                           constants: tuple[float, ...] = (1e1, 1e2, 1e3, 1e4, 1e5, 1e6),
                           seed: int = 214) -> CheckRecord:
     """Erratum (b), a hypothesis missing between Theorem 1 and its proof: the main text's head
@@ -583,7 +475,7 @@ def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_ord
     App. B proves the theorem (Theorem 3, ``sqrt(H) >= 36 sqrt(Td) R^3 (3 sqrt(d) R^2 (3D + B) + 1) D^2``).
 
     The constant (3) would need at an instance is ``exact / printed = 36 (9/B + 3/D +
-    1/(sqrt(d) R^2 B D))``.  On the random grid of :func:`_order_grid` plus the sequence
+    1/(sqrt(d) R^2 B D))``.  On the random grid of :func:`order_grid` plus the sequence
     ``B = 1 .. 1e-6`` (``D = 1``, ``T = 4``, ``d = 2``, ``R = 1``), every constant in ``constants``
     has violations (counts in the record); the printed outcome is taken at the largest constant,
     which covers all smaller ones (the condition strengthens with its constant), and along the
@@ -593,8 +485,8 @@ def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_ord
     ``sqrt(H) >= 324 d T^{1/2} R^5 (D + B + 1) D^2`` implies Theorem 3's condition (``d, R >= 1``)."""
     Bs = 10.0 ** -np.arange(0, 7)
     seq = [(1.0, float(B), 4, 2, 1.0, 1) for B in Bs]  # the grid's layout (D, B, T, d, R, H); H is unused
-    inst = _order_grid(seed) + seq
-    exact = np.array([_heads_exact_sqrt(D, B, T, d, R) for D, B, T, d, R, _ in inst])
+    inst = order_grid(seed) + seq
+    exact = np.array([heads_exact_sqrt(D, B, T, d, R) for D, B, T, d, R, _ in inst])
     shape = np.array([printed(D, B, T, d, R) for D, B, T, d, R, _ in inst])
     co = [324 * d * math.sqrt(T) * R**5 * (D + B + 1) * D**2 for D, B, T, d, R, _ in inst]
     needed = exact / shape  # the absolute constant (3) would need at each instance
@@ -604,14 +496,15 @@ def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_ord
     tried = ", ".join(f"{C:g}" for C in constants)
     return confirm_erratum(
         bound_outcome(exact, top * shape, instances=inst), bound_outcome(exact, co, instances=inst),
-        description="Theorem 1's head condition (3) does not imply Theorem 3's, under which App. B proves it: "
-                    f"every constant tried ({tried}) leaves instances of the grid and of the sequence "
-                    "B = 1 .. 1e-6 (D = 1) that satisfy (3) but not Theorem 3's condition, and along the sequence "
-                    f"the needed constant grows like B^-{est.exponent:.3g} ({est.level:.0%} interval "
-                    f"[{est.low:.3g}, {est.high:.3g}]); a hypothesis missing between the statement and its proof, "
-                    "the conclusion (4) is not refuted",
-        printed_text="sqrt(H) >~ d T^{1/2} R^5 ||theta||_{2,inf} ||theta - theta_0||^3 (Eq. (3)) gives Theorem 3's "
-                     f"head condition, for some absolute constant (tried: {tried}; shown at {top:g})",
+        description="Theorem 1's head condition (3) does not imply Theorem 3's, under which App. B proves "
+                    f"it: every constant tried ({tried}) leaves instances of the grid and of the sequence B "
+                    "= 1 .. 1e-6 (D = 1) that satisfy (3) but not Theorem 3's condition, and along the "
+                    f"sequence the needed constant grows like B^-{est.exponent:.3g} ({est.level:.0%} "
+                    f"interval [{est.low:.3g}, {est.high:.3g}]); a hypothesis missing between the statement "
+                    "and its proof, the conclusion (4) is not refuted",
+        printed_text="sqrt(H) >~ d T^{1/2} R^5 ||theta||_{2,inf} ||theta - theta_0||^3 (Eq. (3)) gives "
+                     f"Theorem 3's head condition, for some absolute constant (tried: {tried}; shown at "
+                     f"{top:g})",
         corrected_text="sqrt(H) >= 324 d T^{1/2} R^5 (D + B + 1) D^2, which implies Theorem 3's condition",
         printed_tex=(r"\begin{aligned}&\sqrt H\gtrsim dT^{1/2}R^5BD^3,\\"
                      r"&B=\|\theta\|_{2,\infty},\ D=\|\theta-\theta_0\|\end{aligned}"),
@@ -625,7 +518,7 @@ def check_thm1_head_order(printed: Callable[..., float] = bd.heads_main_text_ord
 
 
 @claim_check("deora-assum-2", "witnesses-f-lin")
-def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
+def check_assum2(*, g0_scale: float = 1.0, seed: int = 220) -> CheckRecord:
     """Assumption 2 instantiated on ``F-lin`` (``theta_0`` with margin ``-1``): for ``eps`` on a
     grid, the closest point with ``L <= eps`` is a witness of (i)-(iii) for the envelopes
     ``g0(eps)`` (its distance) and ``g(eps)``; the envelopes are non-increasing; the
@@ -661,7 +554,8 @@ def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
         th0_ = v_ * (m0_ / T_)
         w = flin_realizability(e, m0_, H_, T_)
         th_ = th0_ + v_ * ((w["margin"] - m0_) / T_)
-        return ([float(risk_fn(X_, y_, H_)(th_)), float(torch.linalg.norm(th_ - th0_)), norm_2inf(th_, H_, T_, d)],
+        return ([float(risk_fn(X_, y_, H_)(th_)), float(torch.linalg.norm(th_ - th0_)),
+                 norm_2inf(th_, H_, T_, d)],
                 [e, g0_scale * w["g0"], w["g"]])
 
     def ratio(size, z):
@@ -678,14 +572,15 @@ def check_assum2(g0_scale: float = 1.0, *, seed: int = 220) -> CheckRecord:
     return check_bound(lhs, rhs, "F-lin witnesses of Assumption 2 (i)-(iii), non-increasing envelopes",
                        seed=seed, atol=1e-12, rtol=1e-9, search=res,
                        families=[f"F-lin (T = 4, d = 2, H = 3, m0 = -1), {pick(15, 60)} values of eps in "
-                                 "[1e-4, 10^0.5]: the closest point with L <= eps attains (i) and (ii) (ratio 1)",
+                                 "[1e-4, 10^0.5]: the closest point with L <= eps attains (i) and (ii) "
+                                 "(ratio 1)",
                                  "consecutive differences of the envelopes g0, g (non-increasing: 0 <= 0)",
-                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (eps, m0), sizes (T, H) "
-                                 "from (1, 1)"])
+                                 "adversarial L-BFGS (finite differences) + Nelder-Mead over (eps, m0), "
+                                 "sizes (T, H) from (1, 1)"])
 
 
 @claim_check("deora-cor-3", "formula-implication")
-def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
+def check_cor3(*, inner: float = 3.0, seed: int = 221) -> CheckRecord:
     """Corollary 3's hypotheses imply the monotone Theorem 3's with ``D_bar = g0(1/K)``, for
     random admissible tuples and any target with ``D <= g0(1/K)``, ``B <= g(1/K)``,
     ``L(theta) <= 1/K``: head condition, ``eta <= 1/rho``, ``eta K L(theta) <= D_bar^2`` and
@@ -709,45 +604,28 @@ def check_cor3(inner: float = 3.0, *, seed: int = 221) -> CheckRecord:
         B = gK * float(rng.uniform(0, 1))
         Lt = float(rng.uniform(0, 1)) / K
         Db = g0K
-        lhs += [_heads_exact_sqrt(Db, B, T, d, R), eta * bd.rho(Db, B, T, d, R, H), eta * K * Lt, eta * L0]
+        lhs += [heads_exact_sqrt(Db, B, T, d, R), eta * bd.rho(Db, B, T, d, R, H), eta * K * Lt, eta * L0]
         rhs += [math.sqrt(H), 1.0, Db**2, Db**2]
-    res, l_, r_ = search_sides(lambda size, z: _cor3_sides(size, z, inner), 10,
-                               pick([(1, 1), (2, 1), (10, 30)], [(1, 1), (2, 1), (1, 2), (10, 30), (300, 300)]),
+    res, l_, r_ = search_sides(lambda size, z: cor3_sides(size, z, inner), 10,
+                               pick([(1, 1), (2, 1), (10, 30)],
+                                    [(1, 1), (2, 1), (1, 2), (10, 30), (300, 300)]),
                                restarts=pick(2, 8), steps=pick(8, 300), seed=seed)
     lhs += l_.tolist()
     rhs += r_.tolist()
     return check_bound(lhs, rhs, "Corollary 3's hypotheses imply the monotone Theorem 3's", seed=seed,
                        rtol=1e-12, search=res,
                        families=[f"{pick(3000, 100000)} random admissible tuples: T, d in 10^U(0, 2.5), R in "
-                                 "10^U(0, 0.7), K in 10^U(0, 6), g0(1) in 10^U(-2, 1), g(1/K) in 10^U(-2, 1.5), "
-                                 "L(theta_0) in 10^U(-2, 1), H and eta within a factor 10 of their extremes",
+                                 "10^U(0, 0.7), K in 10^U(0, 6), g0(1) in 10^U(-2, 1), g(1/K) in 10^U(-2, "
+                                 "1.5), L(theta_0) in 10^U(-2, 1), H and eta within a factor 10 of their "
+                                 "extremes",
                                  "adversarial L-BFGS (finite differences) + Nelder-Mead over the 10 free "
-                                 "parameters, sizes (T, d) from (1, 1): at H = H_min and eta = eta_max the head condition "
-                                 "and eta rho <= 1 hold with equality (ratio 1); there eta K L(theta) and eta L(theta_0) "
-                                 "are far below D_bar^2"])
-
-
-def _cor3_sides(size: tuple[int, int], z: np.ndarray, inner: float) -> tuple[np.ndarray, np.ndarray]:
-    """The four (lhs, rhs) of :func:`check_cor3` at ``z = (R, K, g0(1), g0(1/K)/g0(1), g(1/K), L(theta_0),
-    H/H_min, eta/eta_max, B/g(1/K), K L(theta))`` (log scales and fractions in the ranges of the random
-    tuples; ``K`` and ``H`` integers)."""
-    T, d = size
-    R = float(log_box(z[0], 0, 0.7))
-    K = max(1, int(log_box(z[1], 0, 6)))
-    g01 = float(log_box(z[2], -2, 1))
-    g0K = g01 * float(log_box(z[3], 0, 1))
-    gK = float(log_box(z[4], -2, 1.5))
-    L0 = float(log_box(z[5], -2, 1))
-    H = int(bd.cor3_heads_needed(g0K, gK, T, d, R, inner=inner) * float(log_box(z[6], 0, 1)))
-    eta = bd.cor3_step_size(g0K, gK, g01, T, d, R, H, L0, inner=inner) * float(box(z[7], 0.1, 1.0))
-    B = gK * float(box(z[8], 0.0, 1.0))
-    Lt = float(box(z[9], 0.0, 1.0)) / K
-    return (np.array([_heads_exact_sqrt(g0K, B, T, d, R), eta * bd.rho(g0K, B, T, d, R, H), eta * K * Lt, eta * L0]),
-            np.array([math.sqrt(H), 1.0, g0K**2, g0K**2]))
+                                 "parameters, sizes (T, d) from (1, 1): at H = H_min and eta = eta_max the "
+                                 "head condition and eta rho <= 1 hold with equality (ratio 1); there eta K "
+                                 "L(theta) and eta L(theta_0) are far below D_bar^2"])
 
 
 @claim_check("deora-cor-3", "proof-distance-equality")
-def check_cor3_proof(printed_distance: Callable[[float, float], float] = lambda actual, g0K: actual, *,
+def check_cor3_proof(*, printed_distance: Callable[[float, float], float] = lambda actual, g0K: actual,
                      seed: int = 222) -> CheckRecord:
     """Proof erratum of Corollary 3: the proof sets ``||theta_(1/K) - theta_0|| = g0(1/K)``
     although Assumption 2 only gives ``<=``.  With the *actual* distance ``D <= g0(1/K)``,
@@ -770,7 +648,8 @@ def check_cor3_proof(printed_distance: Callable[[float, float], float] = lambda 
         rc.append(g0K**2)
     return confirm_erratum(
         bound_outcome(lhs, rp, instances=inst), bound_outcome(lhs, rc, instances=inst),
-        description="Corollary 3's proof uses ||theta_(1/K) - theta_0|| = g0(1/K), but Assumption 2 gives only <=",
+        description="Corollary 3's proof uses ||theta_(1/K) - theta_0|| = g0(1/K), but Assumption 2 gives "
+                    "only <=",
         printed_text="eta <= g0(1)^2 implies eta <= ||theta_(1/K) - theta_0||^2 / (K L(theta_(1/K))) "
                      "(proof of Cor. 3, with the actual distance)",
         corrected_text="use Theorem 3 with D replaced by D_bar = g0(1/K) >= ||theta_(1/K) - theta_0|| "

@@ -3,51 +3,40 @@
 Every function here is a registered check (:func:`~attention_theory.verify.claim_check`).
 Keyword arguments carry the statement's constant or formula: the chapter
 ``book/trauger/linear-covering.md`` calls them with the paper's version and
-``tests/trauger/test_negative_controls_trauger_linear.py`` with a wrong one, which must
+``tests/trauger/test_nc_linear_covering.py`` with a wrong one, which must
 raise :class:`~attention_theory.verify.ClaimViolation`.  Sizes follow ``ATTN_SCALE``.
 
 Covers are checked with the strict inequality ``< eps`` of Sec. 2.4: the right
-side passed to :func:`check_bound` is the largest float below ``eps``.
+side passed to :func:`check_bound` is the largest float below ``eps``.  The instances are built
+by :mod:`attention_theory.trauger.linear_covering`, the adversaries' objectives by
+:mod:`attention_theory.trauger.linear_covering_search`.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Callable
 
 import numpy as np
-import torch
-from scipy.special import gammaln
 
 from attention_theory.config import pick
-from attention_theory.foundations.covering import covering_number
 from attention_theory.foundations.maurey import (
     count_index_vectors,
-    cover_columns_l1,
     cover_flat_l1,
-    cover_rows,
     enumerate_index_vectors,
-    greedy_maurey,
-    l1_ball_atoms,
-    l1_maurey_approx,
     log_cover_bound_lemma33,
     log_cover_bound_lemma34,
     log_cover_bound_lemma36,
     log_cover_size_lemma33,
     log_cover_size_lemma36,
     log_l2_ball_volume,
-    maurey_cover_points,
     maurey_K,
     maurey_rhs,
 )
 from attention_theory.foundations.norms import mixed_norm
 from attention_theory.search import maximize_over_sizes
-from attention_theory.trauger.linear_covering import (
-    l34_packing_family,
-    random_l1_ball,
-    strictly_below,
-)
+from attention_theory.trauger import linear_covering, linear_covering_search
+from attention_theory.trauger.linear_covering import PACKING_SIZES, T_K
 from attention_theory.verify import (
     CheckRecord,
     bound_outcome,
@@ -60,123 +49,35 @@ from attention_theory.verify import (
     not_checkable,
 )
 
-__all__ = ['check_app_a_abs_power', 'check_app_a_row_cover', 'check_app_b_chain', 'check_app_b_column_notation', 'check_app_b_padded_basis', 'check_index_count', 'check_index_count_printed', 'check_l33_ceiling', 'check_l33_explicit_cover', 'check_l33_greedy_cover', 'check_l33_packing', 'check_l33_row_reading', 'check_l33_size', 'check_l34_column_reading', 'check_l34_packing_kappa', 'check_l34_row_reading', 'check_l35_restatement', 'check_l36_ceiling', 'check_l36_explicit_cover', 'check_l36_greedy_cover', 'check_l36_packing', 'check_l36_size', 'check_l36_transpose', 'check_maurey_greedy', 'check_maurey_printed_gamma', 'check_maurey_tightness', 'check_reduction_exact_covers', 'check_reduction_pointwise', 'check_reduction_q_below_one', 'check_sec34_norm_comparison', 'record_l35_general', 'record_sec34_comparison']
+__all__ = ['check_app_a_abs_power', 'check_app_a_row_cover', 'check_app_b_chain',
+           'check_app_b_column_notation', 'check_app_b_padded_basis', 'check_index_count',
+           'check_index_count_printed', 'check_l33_ceiling', 'check_l33_explicit_cover',
+           'check_l33_greedy_cover', 'check_l33_packing', 'check_l33_row_reading', 'check_l33_size',
+           'check_l34_column_reading', 'check_l34_packing_kappa', 'check_l34_row_reading',
+           'check_l35_restatement', 'check_l36_ceiling', 'check_l36_explicit_cover',
+           'check_l36_greedy_cover', 'check_l36_packing', 'check_l36_size', 'check_l36_transpose',
+           'check_maurey_greedy', 'check_maurey_printed_gamma', 'check_maurey_tightness',
+           'check_reduction_exact_covers', 'check_reduction_pointwise', 'check_reduction_q_below_one',
+           'check_sec34_norm_comparison', 'record_l35_general', 'record_sec34_comparison']
 
-
-def _scale_into_columns_l1(W: np.ndarray, Bw: float) -> np.ndarray:
-    s = np.abs(W).sum(axis=0)
-    return W * np.minimum(1.0, Bw / np.maximum(s, 1e-300))[None, :]
-
-
-def _scale_into_l1(W: np.ndarray, Bw: float) -> np.ndarray:
-    s = float(np.abs(W).sum())
-    return W * min(1.0, Bw / max(s, 1e-300))
-
-
-def _t(v: object) -> torch.Tensor:
-    return torch.as_tensor(v, dtype=torch.float64)
-
-
-def _lq_t(v: torch.Tensor, q: float, dim: int = -1) -> torch.Tensor:
-    """:func:`_lq` in torch (differentiable almost everywhere)."""
-    a = v.abs()
-    return a.amax(dim=dim) if math.isinf(q) else (a ** q).sum(dim=dim) ** (1.0 / q)
-
-
-def _into_l1_t(z: torch.Tensor, radius: float, dim: int | None = None) -> torch.Tensor:
-    """Scale ``z`` (every slice along ``dim``, or all of it) into the l1 ball of ``radius``."""
-    s = z.abs().sum() if dim is None else z.abs().sum(dim=dim, keepdim=True)
-    return z / torch.clamp(s / radius, min=1.0)
-
-
-class _CentralDifference(torch.autograd.Function):
-    """A float-valued ``f(numpy vector)`` (a closed form written with ``math``) as a torch function whose
-    gradient is the central difference, so the gradient adversary can search it."""
-
-    @staticmethod
-    def forward(ctx, x: torch.Tensor, f: Callable[[np.ndarray], float]) -> torch.Tensor:  # type: ignore[override]
-        ctx.f = f
-        ctx.save_for_backward(x)
-        return torch.as_tensor(float(f(x.detach().numpy().copy())), dtype=torch.float64)
-
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
-        (x,) = ctx.saved_tensors
-        z = x.detach().numpy().copy()
-        out = np.zeros_like(z)
-        for i in range(z.size):
-            h = 1e-6 * max(1.0, abs(z[i]))
-            up, dn = z.copy(), z.copy()
-            up[i] += h
-            dn[i] -= h
-            out[i] = (ctx.f(up) - ctx.f(dn)) / (2 * h)
-        return grad * torch.as_tensor(out), None
-
-
-def _numeric(f: Callable[[np.ndarray], float], v: object) -> torch.Tensor:
-    """``f(v)`` as a 0-d tensor; for a torch ``v`` that requires grad, with a central-difference gradient."""
-    if isinstance(v, torch.Tensor) and v.requires_grad:
-        return _CentralDifference.apply(v, f)
-    return _t(float(f(np.asarray(v, dtype=np.float64))))
-
-def _sigmoid(z: float) -> float:
-    return 0.5 * (1.0 + math.tanh(0.5 * z))
-
-
-#: eps / (Bw Bx) just above 1/sqrt(K): r = (Bw Bx / eps)^2 is just below the integer K, so K = ceil(r) Maurey
-#: steps leave the least slack (the greedy covers are tightest there); the cover adversaries use these scales
-_T_K = {K: round(1.0 / math.sqrt(K - 0.01), 4) for K in (2, 3, 4, 5)}
-
-#: the deep-hole family of the cover checks: ``(K, eps / (Bw Bx))`` with ``K = ceil((Bw Bx / eps)^2)``
-_DEEP_HOLES = ((1, 1.0), (2, _T_K[2]))
-
-_DEEP_HOLE_FAMILY = ("deep hole: 2K equal entries Bw/(2K) (l1 norm Bw), each halfway between multiples of Bw/K, so "
-                     "every average of K atoms +-Bw e_j is >= Bw/sqrt(2K) away (equality at the nearest); K = 1 at "
-                     "eps = Bw Bx (ratio exactly 1/sqrt 2) and K = 2 at eps/(Bw Bx) = 1/sqrt(1.99) (0.7053)")
+_DEEP_HOLE_FAMILY = ("deep hole: 2K equal entries Bw/(2K) (l1 norm Bw), each halfway between multiples of "
+                     "Bw/K, so every average of K atoms +-Bw e_j is >= Bw/sqrt(2K) away (equality at the "
+                     "nearest); K = 1 at eps = Bw Bx (ratio exactly 1/sqrt 2) and K = 2 at eps/(Bw Bx) = "
+                     "1/sqrt(1.99) (0.7053)")
 
 _DEEP_HOLE_GAP = ("loose by design: K = ceil((Bw Bx/eps)^2) comes from Maurey's bound ||w - approx||_2^2 <= "
-                  "(Bw ||w||_1 - ||w||_2^2)/K <= Bw^2/K, while the deepest holes of the K-average lattice we know "
-                  "lie at Bw/sqrt(2K): the ratio stays at 1/sqrt 2 there, and the adversary finds nothing above it")
+                  "(Bw ||w||_1 - ||w||_2^2)/K <= Bw^2/K, while the deepest holes of the K-average lattice we "
+                  "know lie at Bw/sqrt(2K): the ratio stays at 1/sqrt 2 there, and the adversary finds "
+                  "nothing above it")
+
+_PACKING_ENUMERATED = ("the packing family is finite and every pair of its members is enumerated: the "
+                       "minimum distance is computed exactly, there is no continuous instance to search")
 
 
-def _deep_hole(K: int) -> np.ndarray:
-    """The deep hole of :data:`_DEEP_HOLE_FAMILY` for ``Bw = 1``: ``1_{2K} / (2K)``."""
-    return np.full(2 * K, 1.0 / (2 * K))
-
-
-#: sizes ``(d, k)`` of the adversaries over eps in the packing checks (the smallest first)
-_PACKING_SIZES = ((1, 1), (1, 2), (2, 16), (1, 1024), (100, 2), (10, 1024))
-
-_PACKING_ENUMERATED = ("the packing family is finite and every pair of its members is enumerated: the minimum "
-                       "distance is computed exactly, there is no continuous instance to search")
-
-
-def _maurey_unpack(size: tuple[int, int, int], v: object) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``(alpha, V, gamma)`` from a flat vector: ``V`` (m x n) with rows in the unit ball (``b = 1``),
-    ``alpha >= 0`` with ``gamma = sum alpha <= 1`` (a softmax with one slack coordinate)."""
-    n, m, _ = size
-    v = _t(v)
-    V = v[:m * n].reshape(m, n)
-    V = V / torch.clamp(torch.linalg.vector_norm(V, dim=1, keepdim=True), min=1.0)
-    a = torch.softmax(v[m * n:], 0)[:m]
-    return a, V, a.sum()
-
-
-def _maurey_instances(seed: int, count: int) -> list[tuple[np.ndarray, np.ndarray, float, int]]:
-    """Random ``(alpha, atoms, b, K)`` in R^n, n <= 10, <= 12 atoms, K <= 50; plus the 1-d extreme."""
-    rng = np.random.default_rng(seed)
-    out = [(np.array([0.5]), np.array([[1.0]]), 1.0, 1)]  # H = R, f = V/2, K = 1
-    for _ in range(count):
-        n, m, K = int(rng.integers(1, 11)), int(rng.integers(1, 13)), int(rng.integers(1, 51))
-        b = float(10 ** rng.uniform(-1, 1))
-        V = rng.standard_normal((m, n))
-        V *= (b * rng.uniform(0.2, 1.0, size=m) / np.linalg.norm(V, axis=1))[:, None]
-        a = rng.exponential(size=m) * (rng.random(m) < 0.7)
-        if a.sum() == 0:
-            a[0] = 1.0
-        gamma = float(rng.uniform(0.05, 1.0))
-        out.append((a / a.sum() * gamma, V, b, K))
-    return out
+def _with_search(lhs: list, rhs: list, res, rhs_value: float = 1.0) -> None:
+    """Append the search's best value per size to ``lhs`` and ``rhs_value`` to ``rhs``."""
+    lhs.extend(res.per_size.values())
+    rhs.extend([rhs_value] * len(res.per_size))
 
 
 @claim_check("trauger-lemma-3-1", "greedy-constructive", parts=("greedy-integer-form",))
@@ -190,42 +91,28 @@ def check_maurey_greedy(*, gamma_power: float = 1.0, step_budget: Callable[[int]
     (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on ``alpha`` and
     the atoms, sizes ``(n, m, K)`` from ``(1, 1, 1)``) maximising error / RHS.
     """
-    lhs, rhs, counts_ok = [], [], []
-    for a, V, b, K in _maurey_instances(seed, pick(150, 1500)):
-        f = a @ V
-        approx, counts = greedy_maurey(f, V, K)
-        counts_ok.append(float(counts.sum() <= step_budget(K) and np.allclose(approx, counts @ V / K)))
-        lhs.append(float(np.sum((f - approx) ** 2)))
-        rhs.append(maurey_rhs(float(a.sum()), b, float(np.linalg.norm(f)), K, gamma_power=gamma_power))
+    lhs, rhs, counts_ok = linear_covering.maurey_greedy_errors(seed, pick(150, 1500), gamma_power=gamma_power,
+                                               step_budget=step_budget)
     check_identity(counts_ok, np.ones(len(counts_ok)), "approximant is (1/K) sum k_i V_i, sum k_i <= K",
                    atol=0, seed=seed, check="greedy-integer-form")
-
-    def ratio(size: tuple[int, int, int], v: object) -> torch.Tensor:
-        a, V, gamma = _maurey_unpack(size, v)
-        K = size[2]
-        f = a @ V
-        _, counts = greedy_maurey(f.detach().numpy(), V.detach().numpy(), K)
-        err = torch.sum((f - _t(counts) @ V / K) ** 2)
-        return err / ((gamma ** gamma_power - f @ f) / K + 1e-12)  # <= 1 iff err <= RHS + atol
-
     sizes = pick(((1, 1, 1), (1, 2, 1), (2, 3, 2), (3, 4, 5)),
                  ((1, 1, 1), (1, 2, 1), (2, 3, 2), (3, 4, 5), (4, 6, 10), (2, 8, 20)))
-    res = maximize_over_sizes(ratio, lambda z, g: g.standard_normal(z[1] * z[0] + z[1] + 1), sizes,
+    res = maximize_over_sizes(linear_covering_search.maurey_greedy_objective(gamma_power=gamma_power),
+                              lambda z, g: g.standard_normal(z[1] * z[0] + z[1] + 1), sizes,
                               restarts=pick(3, 10), steps=pick(5, 60), seed=seed)
-    lhs.extend(res.per_size.values())
-    rhs.extend([1.0] * len(res.per_size))
+    _with_search(lhs, rhs, res)
     return check_bound(lhs, rhs, f"greedy Maurey error <= (gamma^{gamma_power:g} b^2 - ||f||^2)/K",
                        atol=1e-12, seed=seed, params={"gamma_power": gamma_power}, search=res,
-                       families=[f"{pick(150, 1500)} random (alpha, atoms, b, K): n <= 10, <= 12 atoms of norm in "
-                                 "[0.2 b, b], b in [0.1, 10], gamma in [0.05, 1], K <= 50",
+                       families=[f"{pick(150, 1500)} random (alpha, atoms, b, K): n <= 10, <= 12 atoms of "
+                                 f"norm in [0.2 b, b], b in [0.1, 10], gamma in [0.05, 1], K <= 50",
                                  "the 1-d extreme H = R, f = V/2, K = 1: error 1/4 = RHS (ratio exactly 1)",
-                                 "adversarial L-BFGS + Nelder-Mead on alpha and the atoms (b = 1), sizes (n, m, K) "
-                                 "from (1, 1, 1)"])
-
+                                 "adversarial L-BFGS + Nelder-Mead on alpha and the atoms (b = 1), sizes (n, "
+                                 "m, K) from (1, 1, 1)"])
 
 @claim_check("trauger-lemma-3-1", "printed-gamma-squared")
 def check_maurey_printed_gamma(*, printed_gamma_power: float = 2.0) -> CheckRecord:
-    """Erratum #1: on ``H = R``, ``f = V_1 / 2``, ``K = 1`` the best error is 1/4 and ``gamma^2 b^2 - ||f||^2 = 0``."""
+    """Erratum #1: on ``H = R``, ``f = V_1 / 2``, ``K = 1`` the best error is 1/4 and ``gamma^2 b^2 - ||f||^2
+    = 0``."""
     best = []
     alphas = [0.5, 0.25, 0.75, 0.1]
     for a in alphas:  # exhaustive: k_1 in {0, 1}
@@ -245,11 +132,6 @@ def check_maurey_printed_gamma(*, printed_gamma_power: float = 2.0) -> CheckReco
         params={"printed_gamma_power": printed_gamma_power})
 
 
-def _best_integer_error(f: np.ndarray, V: np.ndarray, K: int, idx: np.ndarray) -> float:
-    approx = idx @ V / K
-    return float(np.min(np.sum((approx - f[None, :]) ** 2, axis=1)))
-
-
 @claim_check("trauger-lemma-3-1", "best-integer-tightness")
 def check_maurey_tightness(*, rhs_factor: float = 1.0, seed: int = 11) -> CheckRecord:
     """Best integer approximant (exhaustive, d <= 3, K <= 4) against ``rhs_factor * (gamma b^2 - ||f||^2)/K``.
@@ -259,44 +141,23 @@ def check_maurey_tightness(*, rhs_factor: float = 1.0, seed: int = 11) -> CheckR
     atoms, sizes ``(d, K, n)`` from ``(1, 1, 1)``) maximising best error / RHS; the sup is 1, attained
     at the 1-d extreme instance.
     """
-    rng = np.random.default_rng(seed)
-    lhs, rhs = [], []
-    for trial in range(pick(6, 30)):
-        d, K, n = int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
-        V = rng.standard_normal((d, n))
-        V /= np.linalg.norm(V, axis=1, keepdims=True)  # b = 1
-        idx = enumerate_index_vectors(d, K)
-        for z in rng.uniform(0, 1, size=(5, d)):
-            a = z / max(1.0, z.sum())
-            f = a @ V
-            lhs.append(_best_integer_error(f, V, K, idx))
-            rhs.append(rhs_factor * maurey_rhs(float(a.sum()), 1.0, float(np.linalg.norm(f)), K))
-
-    def ratio(size: tuple[int, int, int], v: object) -> torch.Tensor:
-        d, K, n = size
-        v = _t(v)
-        a = v[:d].abs() / torch.clamp(v[:d].abs().sum(), min=1.0)
-        V = v[d:].reshape(d, n)
-        V = V / torch.linalg.vector_norm(V, dim=1, keepdim=True)  # unit atoms: b = 1
-        f = a @ V
-        err = torch.min(torch.sum((_t(enumerate_index_vectors(d, K)) @ V / K - f) ** 2, dim=1))
-        return err / (rhs_factor * (a.sum() - f @ f) / K + 1e-12)  # <= 1 iff err <= RHS + atol
-
+    lhs, rhs = linear_covering.maurey_tightness_instances(seed, pick(6, 30), rhs_factor=rhs_factor)
     sizes = pick(((1, 1, 1), (2, 1, 1), (2, 2, 2), (3, 3, 2)),
                  ((1, 1, 1), (2, 1, 1), (2, 2, 2), (3, 3, 2), (3, 4, 3), (2, 4, 1)))
-    res = maximize_over_sizes(ratio, lambda z, g: np.concatenate([g.uniform(0, 1, z[0]), g.standard_normal(z[0] * z[2])]),
+    res = maximize_over_sizes(linear_covering_search.maurey_tightness_objective(rhs_factor=rhs_factor),
+                              lambda z, g: np.concatenate([g.uniform(0, 1, z[0]),
+                                                           g.standard_normal(z[0] * z[2])]),
                               sizes, restarts=pick(3, 10), steps=pick(6, 150), seed=seed)
-    lhs.extend(res.per_size.values())
-    rhs.extend([1.0] * len(res.per_size))
+    _with_search(lhs, rhs, res)
     lhs.append(0.25)  # the 1-d extreme instance: best error 1/4 = RHS
     rhs.append(rhs_factor * maurey_rhs(0.5, 1.0, 0.5, 1))
     return check_bound(lhs, rhs, "best integer approximant error <= (gamma b^2 - ||f||^2)/K",
                        atol=1e-12, seed=seed, params={"rhs_factor": rhs_factor},
-                       families=[f"{pick(6, 30)} random unit-atom sets (d <= 3 atoms in R^n, n <= 3, K <= 4), 5 "
-                                 "random alpha each, every integer approximant enumerated",
+                       families=[f"{pick(6, 30)} random unit-atom sets (d <= 3 atoms in R^n, n <= 3, K <= "
+                                 f"4), 5 random alpha each, every integer approximant enumerated",
                                  "the 1-d extreme f = V/2, K = 1: best error 1/4 = RHS (ratio exactly 1)",
-                                 "adversarial L-BFGS + Nelder-Mead on alpha and the atoms, sizes (d, K, n) from "
-                                 "(1, 1, 1)"],
+                                 "adversarial L-BFGS + Nelder-Mead on alpha and the atoms, sizes (d, K, n) "
+                                 "from (1, 1, 1)"],
                        extra={"adversarial_sup_ratio_random_atoms": res.best_value}, search=res)
 
 
@@ -314,18 +175,21 @@ def check_index_count(*, formula: Callable[[int, int], int] = lambda d, K: math.
             ref.append(float(formula(d, K)))
     upper = [upper_formula(d, K) for d in range(1, max_dk + 1) for K in range(1, max_dk + 1)]
     check_bound(comp, upper, "count <= (d+1)^K", check="index-count-upper",
-                families=[f"every (d, K) with d, K <= {max_dk}, enumerated; equality at K = 1 (d + 1 vectors)"],
-                no_search=f"a count of integer vectors against a formula in the integers (d, K): every pair with "
-                          f"d, K <= {max_dk} is enumerated, there is no continuous instance to search")
+                families=[f"every (d, K) with d, K <= {max_dk}, enumerated; equality at K = 1 (d + 1 "
+                          f"vectors)"],
+                no_search=f"a count of integer vectors against a formula in the integers (d, K): every pair "
+                          f"with d, K <= {max_dk} is enumerated, there is no continuous instance to search")
     return check_identity(comp, ref, "number of index vectors with sum <= K equals the formula",
                           atol=0.0, params={"max_dk": max_dk})
+
 
 
 @claim_check("trauger-eq-3-1", "printed-d-power-k", parts=("exact-sum-le-d-power-k",))
 def check_index_count_printed(*, printed: Callable[[int, int], int] = lambda d, K: d ** K,
                               exact_bound: Callable[[int, int], float] = lambda d, K: d ** K,
                               max_dk: int = 6) -> CheckRecord:
-    """Erratum #2: the count ``binom(d+K, K)`` exceeds ``d^K`` (``d = 2, K = 1``: 3 > 2); ``(d+1)^K`` holds."""
+    """Erratum #2: the count ``binom(d+K, K)`` exceeds ``d^K`` (``d = 2, K = 1``: 3 > 2); ``(d+1)^K``
+    holds."""
     pairs = [(d, K) for d in range(1, max_dk + 1) for K in range(1, max_dk + 1)]
     counts = [float(enumerate_index_vectors(d, K).shape[0]) for d, K in pairs]
     exact = [float(enumerate_index_vectors(d, K)[enumerate_index_vectors(d, K).sum(1) == K].shape[0])
@@ -333,8 +197,8 @@ def check_index_count_printed(*, printed: Callable[[int, int], int] = lambda d, 
     check_bound(exact, [exact_bound(d, K) for d, K in pairs], "with sum k_i = K exactly the count is <= d^K",
                 check="exact-sum-le-d-power-k",
                 families=[f"every (d, K) with d, K <= {max_dk}, enumerated; equality at d = 1 and at K = 1"],
-                no_search=f"a count of integer vectors against a formula in the integers (d, K): every pair with "
-                          f"d, K <= {max_dk} is enumerated, there is no continuous instance to search")
+                no_search=f"a count of integer vectors against a formula in the integers (d, K): every pair "
+                          f"with d, K <= {max_dk} is enumerated, there is no continuous instance to search")
     return confirm_erratum(
         bound_outcome(counts, [printed(d, K) for d, K in pairs], instances=pairs),
         bound_outcome(counts, [(d + 1) ** K for d, K in pairs], instances=pairs),
@@ -342,29 +206,12 @@ def check_index_count_printed(*, printed: Callable[[int, int], int] = lambda d, 
         printed_text="number of (k_1..k_d) with sum k_i <= k is <= d^k",
         corrected_text="it equals binom(d+k, k) <= (d+1)^k (binom(d+k-1, k) <= d^k if sum k_i = k)",
         printed_tex=r"\#\bigl\{k\in\mathbb Z_{\ge0}^d:\textstyle\sum_ik_i\le K\bigr\}\le d^K",
-        corrected_tex=(r"\begin{aligned}&\#\bigl\{k\in\mathbb Z_{\ge0}^d:\textstyle\sum_ik_i\le K\bigr\}"
-                       r"\\&=\binom{d+K}{K}\le(d+1)^K\\"
-                       r"&\Bigl(\binom{d+K-1}{K}\le d^K\text{ if }\textstyle\sum_ik_i=K\Bigr)\end{aligned}"),
-        source="Trauger & Tewari, Sec. 3, sentence after Lemma 3.1", kind="false-statement", where="statement",
-        params={"max_dk": max_dk})
+        corrected_tex=(r"\begin{aligned}&\#\bigl\{k\in\mathbb Z_{\ge0}^d:\textstyle\sum_ik_i\le "
+                       r"K\bigr\}\\&=\binom{d+K}{K}\le(d+1)^K\\&\Bigl(\binom{d+K-1}{K}\le d^K\text{ if "
+                       r"}\textstyle\sum_ik_i=K\Bigr)\end{aligned}"),
+        source="Trauger & Tewari, Sec. 3, sentence after Lemma 3.1", kind="false-statement",
+        where="statement", params={"max_dk": max_dk})
 
-
-def _lq(v: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
-    """l_q (quasi-)norm for any q > 0, including inf."""
-    a = np.abs(v)
-    return np.max(a, axis=axis) if np.isinf(q) else np.sum(a ** q, axis=axis) ** (1.0 / q)
-
-
-def _cover_number_any_q(F: np.ndarray, eps: float, q: float) -> int:
-    """Exact internal covering number (brute force) for values ``F`` of shape ``(M, n, k)``, any q > 0."""
-    M = F.shape[0]
-    D = np.max(_lq(F[:, None] - F[None, :], q), axis=-1)
-    A = D < eps
-    for size in range(1, M + 1):
-        for combo in itertools.combinations(range(M), size):
-            if np.all(np.any(A[list(combo)], axis=0)):
-                return size
-    return M  # pragma: no cover
 
 
 @claim_check("trauger-lemma-3-2", "pointwise-core")
@@ -375,37 +222,22 @@ def check_reduction_pointwise(*, basis_scale: float = 1.0, seed: int = 20) -> Ch
     (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on ``D`` and
     ``x = Bx z / max(1, ||z||_1)``, sizes ``(k, d, q)`` from ``(1, 1, 1)``) maximising the ratio.
     """
-    rng = np.random.default_rng(seed)
-    rng_x = np.random.default_rng(seed + 1)
-    lhs, rhs = [], []
-    for trial in range(pick(10, 100)):
-        k, d = int(rng.integers(1, 5)), int(rng.integers(1, 6))
-        Bx = float(10 ** rng.uniform(-1, 1))
-        D = rng.standard_normal((k, d))
-        pts = np.vstack([Bx * np.eye(d), -Bx * np.eye(d), random_l1_ball(rng_x, d, Bx, 20)])
-        for q in (1.0, 1.5, 2.0, 3.0, math.inf):
-            lhs.append(float(np.max(_lq(D @ pts.T, q, axis=0))))
-            rhs.append(float(np.max(_lq(D * basis_scale * Bx, q, axis=0))))
-
-    def ratio(size: tuple[int, int, float], v: object) -> torch.Tensor:
-        k, d, q = size
-        v = _t(v)
-        D, x = v[:k * d].reshape(k, d), _into_l1_t(v[k * d:], 1.0)  # Bx = 1: the ratio is scale-free
-        return _lq_t(D @ x, q) / (torch.max(_lq_t(D * basis_scale, q, dim=0)) + 1e-300)
-
+    lhs, rhs = linear_covering.reduction_pointwise_instances(seed, pick(10, 100), basis_scale=basis_scale)
     sizes = pick(((1, 1, 1.0), (1, 2, 2.0), (2, 2, math.inf), (2, 3, 1.5), (3, 4, 3.0)),
-                 ((1, 1, 1.0), (1, 2, 2.0), (2, 2, math.inf), (2, 3, 1.5), (3, 4, 3.0), (4, 5, 2.0), (4, 5, math.inf),
-                  (2, 6, 1.0)))
-    res = maximize_over_sizes(ratio, lambda z, g: g.standard_normal(z[0] * z[1] + z[1]), sizes,
+                 ((1, 1, 1.0), (1, 2, 2.0), (2, 2, math.inf), (2, 3, 1.5), (3, 4, 3.0), (4, 5, 2.0),
+                  (4, 5, math.inf), (2, 6, 1.0)))
+    res = maximize_over_sizes(linear_covering_search.reduction_pointwise_objective(basis_scale=basis_scale),
+                              lambda z, g: g.standard_normal(z[0] * z[1] + z[1]), sizes,
                               restarts=pick(3, 10), steps=pick(15, 150), seed=seed)
-    lhs.extend(res.per_size.values())
-    rhs.extend([1.0] * len(res.per_size))
+    _with_search(lhs, rhs, res)
     return check_bound(lhs, rhs, "sup over the l1 ball of ||Dx||_q is attained at a scaled basis vector",
                        rtol=1e-9, seed=seed, params={"basis_scale": basis_scale}, search=res,
                        families=[f"{pick(10, 100)} random Gaussian D (k <= 4, d <= 5), Bx in [0.1, 10], q in "
                                  "{1, 1.5, 2, 3, inf}, at 20 random points of the l1 ball",
-                                 "the vertices +-Bx e_i themselves (ratio exactly 1 at the maximizing vertex)",
-                                 "adversarial L-BFGS + Nelder-Mead on D and x, sizes (k, d, q) from (1, 1, 1)"])
+                                 "the vertices +-Bx e_i themselves (ratio exactly 1 at the maximizing "
+                                 "vertex)",
+                                 "adversarial L-BFGS + Nelder-Mead on D and x, sizes (k, d, q) from (1, 1, "
+                                 "1)"])
 
 
 @claim_check("trauger-lemma-3-2", "exact-covering-numbers", parts=("exact-covering-numbers-dominated",))
@@ -418,45 +250,30 @@ def check_reduction_exact_covers(*, basis_scale: float = 1.0, dominated_basis_sc
 
     ``M <= 12`` random 2x3 matrices, ``S`` random in the l1 ball (|S| in {3, 10, 50}), q in {1, 2, inf}.
     """
-    rng = np.random.default_rng(seed)
-    ge_lhs, ge_rhs, eq_c, eq_r = [], [], [], []
-    for _ in range(pick(6, 40)):
-        M, Bx = int(rng.integers(4, 13)), float(rng.uniform(0.5, 2))
-        Ws = rng.standard_normal((M, 2, 3))
-        basis = basis_scale * Bx * np.eye(3)
-        for q in (1.0, 2.0, math.inf):
-            Fb = np.einsum("mkd,nd->mnk", Ws, basis)
-            Fd = np.einsum("mkd,nd->mnk", Ws, dominated_basis_scale * Bx * np.eye(3))
-            scale = float(np.median(np.max(_lq(Fb[:, None] - Fb[None, :], q), -1)))
-            for n in (3, 10, 50):
-                S = random_l1_ball(rng, 3, Bx, n)
-                FS = np.einsum("mkd,nd->mnk", Ws, S)
-                FU = np.concatenate([Fb, FS], axis=1)
-                for eps in (0.4 * scale, 0.8 * scale, 1.2 * scale):
-                    nb = covering_number(Fb, eps, q)
-                    ge_lhs.append(covering_number(FS, eps, q))
-                    ge_rhs.append(covering_number(Fd, eps, q))
-                    eq_c.append(nb)
-                    eq_r.append(covering_number(FU, eps, q))
+    n = linear_covering.reduction_cover_numbers(seed, pick(6, 40), basis_scale=basis_scale,
+                                dominated_basis_scale=dominated_basis_scale)
+    ge_lhs, ge_rhs, eq_c, eq_r = n["sample"], n["basis"], n["basis_only"], n["union"]
     check_bound(ge_lhs, ge_rhs, "covering number on a random sample <= covering number on the basis",
                 seed=seed, check="exact-covering-numbers-dominated",
-                families=[f"{pick(6, 40)} random classes of M in 4..12 Gaussian 2x3 matrices, Bx in [0.5, 2], samples "
-                          "of 3, 10 and 50 points of the l1 ball, eps at 0.4, 0.8, 1.2 x the median pairwise "
+                families=[f"{pick(6, 40)} random classes of M in 4..12 Gaussian 2x3 matrices, Bx in [0.5, "
+                          f"2], samples of 3, 10 and 50 points of the l1 ball, eps at 0.4, 0.8, 1.2 x the "
+                          f"median pairwise "
                           "distance, q in {1, 2, inf}; exact covering numbers by exhaustive set cover (equal "
                           "numbers, ratio 1, on many)"],
                 params={"dominated_basis_scale": dominated_basis_scale},
-                no_search="exact covering numbers are integers found by an exhaustive set-cover search (exponential "
-                          "in the class size), piecewise constant in the sample and the weights, so neither a "
-                          "gradient nor a simplex search has a signal; the continuous core of the lemma (the sup "
-                          "of ||Dx||_q over the l1 ball sits at a scaled basis vector) is searched in the check "
-                          "pointwise-core")
+                no_search="exact covering numbers are integers found by an exhaustive set-cover search "
+                          "(exponential in the class size), piecewise constant in the sample and the "
+                          "weights, so neither a gradient nor a simplex search has a signal; the continuous "
+                          "core of the lemma (the sup of ||Dx||_q over the l1 ball sits at a scaled basis "
+                          "vector) is searched in the check pointwise-core")
     return check_identity(eq_c, eq_r, "covering number on the basis = on basis plus sample",
                           atol=0.0, seed=seed, params={"basis_scale": basis_scale})
 
 
 @claim_check("trauger-lemma-3-2", "q-below-one-gap")
 def check_reduction_q_below_one(*, q_small: float = 0.5) -> CheckRecord:
-    """Erratum #3: with ``q = 1/2``, ``W = {0, I_2}``, ``eps = 1.5``: N = 1 on the basis, 2 with (1/2, 1/2) added.
+    """Erratum #3: with ``q = 1/2``, ``W = {0, I_2}``, ``eps = 1.5``: N = 1 on the basis, 2 with (1/2, 1/2)
+    added.
 
     The corrected statement (q >= 1) is checked on the same class for q in {1, 2, inf}.
     """
@@ -467,7 +284,8 @@ def check_reduction_q_below_one(*, q_small: float = 0.5) -> CheckRecord:
     def both(q: float) -> tuple[int, int]:
         Fb = np.einsum("mkd,nd->mnk", Ws, basis)
         Fe = np.einsum("mkd,nd->mnk", Ws, extended)
-        return _cover_number_any_q(Fb, 1.5, q), _cover_number_any_q(Fe, 1.5, q)
+        return (linear_covering.covering_number_any_q(Fb, 1.5, q),
+                linear_covering.covering_number_any_q(Fe, 1.5, q))
 
     pb, pe = both(q_small)
     cor = [both(q) for q in (1.0, 2.0, math.inf)]
@@ -476,17 +294,18 @@ def check_reduction_q_below_one(*, q_small: float = 0.5) -> CheckRecord:
                                                           "q": [q_small]}),
         identity_outcome([c[0] for c in cor], [c[1] for c in cor], atol=0.0,
                          instances={"Ws": Ws, "extended": extended, "eps": 1.5, "q": [1.0, 2.0, math.inf]}),
-        different_instances_reason=("the corrected statement adds the hypothesis q >= 1, so it is evaluated on "
-                                    "the same class, points and scale at q in {1, 2, inf} instead of q = 1/2"),
+        different_instances_reason=("the corrected statement adds the hypothesis q >= 1, so it is evaluated "
+                                    "on the same class, points and scale at q in {1, 2, inf} instead of q = "
+                                    "1/2"),
         description="the reduction to basis inputs needs q >= 1 (triangle inequality)",
         printed_text="N(F, eps, N, ||.||_q) = N(F, eps, {Bx e_i}, ||.||_q) for q in R_{>0} (Sec. 2.4)",
         corrected_text="the same for q >= 1",
-        printed_tex=(r"\begin{aligned}&\mathcal N_\infty(\mathcal F,\epsilon,N,\|\cdot\|_q)\\"
-                     r"&=\mathcal N_\infty(\mathcal F,\epsilon,\{B_xe_1,\dots,B_xe_d\},\|\cdot\|_q)\\"
-                     r"&\text{for }q\in\mathbb R_{>0}\end{aligned}"),
-        corrected_tex=(r"\begin{aligned}&\mathcal N_\infty(\mathcal F,\epsilon,N,\|\cdot\|_q)\\"
-                       r"&=\mathcal N_\infty(\mathcal F,\epsilon,\{B_xe_1,\dots,B_xe_d\},\|\cdot\|_q)\\"
-                       r"&\text{for }q\ge1\end{aligned}"),
+        printed_tex=(r"\begin{aligned}&\mathcal N_\infty(\mathcal F,\epsilon,N,\|\cdot\|_q)\\&=\mathcal "
+                     r"N_\infty(\mathcal F,\epsilon,\{B_xe_1,\dots,B_xe_d\},\|\cdot\|_q)\\&\text{for "
+                     r"}q\in\mathbb R_{>0}\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\mathcal N_\infty(\mathcal F,\epsilon,N,\|\cdot\|_q)\\&=\mathcal "
+                       r"N_\infty(\mathcal F,\epsilon,\{B_xe_1,\dots,B_xe_d\},\|\cdot\|_q)\\&\text{for "
+                       r"}q\ge1\end{aligned}"),
         source="Trauger & Tewari, Lemma 3.2 with Sec. 2.4 (q in R_{>0}); Appendix B",
         kind="missing-hypothesis", where="statement",
         params={"q_small": q_small})
@@ -500,36 +319,19 @@ def check_app_b_chain(*, column_reading: bool = True, seed: int = 22) -> CheckRe
     An adversary (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead on
     ``D`` and ``x = Bx z / max(1, ||z||_1)``, square sizes ``d`` from 1, each ``q``) maximises the
     larger of the two link ratios."""
-    rng = np.random.default_rng(seed)
-    lhs, mid, rhs = [], [], []
-    for _ in range(pick(300, 3000)):
-        k = d = int(rng.integers(2, 6))  # square, so a row reading is well defined
-        D = rng.standard_normal((k, d)) * rng.uniform(0.1, 10)
-        Bx = float(rng.uniform(0.1, 5))
-        x = random_l1_ball(rng, d, Bx, 1)[0]
-        for q in (1.0, 2.0, 3.0, math.inf):
-            parts = _lq(D, q, axis=0) if column_reading else _lq(D, q, axis=1)
-            lhs.append(float(_lq(D @ x, q)))
-            mid.append(float(np.abs(x) @ parts))
-            rhs.append(float(Bx * parts.max()))
-
-    def ratio(size: tuple[int, float], v: object) -> torch.Tensor:
-        d, q = size
-        v = _t(v)
-        D, x = v[:d * d].reshape(d, d), _into_l1_t(v[d * d:], 1.0)  # Bx = 1: both ratios are scale-free
-        parts = _lq_t(D, q, dim=0) if column_reading else _lq_t(D, q, dim=1)
-        middle = x.abs() @ parts
-        return torch.maximum(_lq_t(D @ x, q) / (middle + 1e-300), middle / (parts.max() + 1e-300))
-
+    lhs, mid, rhs = linear_covering.app_b_chain_instances(seed, pick(300, 3000),
+                                                          column_reading=column_reading)
     sizes = pick(((1, 1.0), (2, 2.0), (2, math.inf), (3, 3.0), (4, 1.0)),
                  ((1, 1.0), (2, 2.0), (2, math.inf), (3, 3.0), (4, 1.0), (5, 2.0), (5, math.inf), (3, 1.0)))
-    res = maximize_over_sizes(ratio, lambda z, g: g.standard_normal(z[0] * z[0] + z[0]), sizes,
+    res = maximize_over_sizes(linear_covering_search.app_b_chain_objective(column_reading=column_reading),
+                              lambda z, g: g.standard_normal(z[0] * z[0] + z[0]), sizes,
                               restarts=pick(3, 10), steps=pick(5, 60), seed=seed)
     adv = list(res.per_size.values())
     return check_bound(lhs + mid + adv, mid + rhs + [1.0] * len(adv),
                        "||Dx||_q <= sum_i |x_i| ||D e_i||_q <= Bx max_i ||D e_i||_q (both links)", seed=seed,
                        params={"column_reading": column_reading},
-                       families=[f"{pick(300, 3000)} random square D (d in 2..5, scale 0.1..10), one random x in the "
+                       families=[f"{pick(300, 3000)} random square D (d in 2..5, scale 0.1..10), one random "
+                                 f"x in the "
                                  "l1 ball of radius Bx in [0.1, 5], q in {1, 2, 3, inf}",
                                  "adversarial L-BFGS + Nelder-Mead on D and x, square sizes d from 1, each q "
                                  "(d = 1: both links are equalities)"],
@@ -541,19 +343,7 @@ def check_app_b_chain(*, column_reading: bool = True, seed: int = 22) -> CheckRe
 @claim_check("trauger-app-b", "padded-basis")
 def check_app_b_padded_basis(*, pad_scale: float = 1.0, seed: int = 23) -> CheckRecord:
     """Exact covering number on the basis padded with repeats (``N > d`` points) equals that on the basis."""
-    rng = np.random.default_rng(seed)
-    a, b = [], []
-    for _ in range(pick(8, 60)):
-        M, d = int(rng.integers(4, 12)), int(rng.integers(2, 4))
-        Ws = rng.standard_normal((M, 2, d))
-        basis = np.eye(d)
-        pad = np.vstack([basis, pad_scale * basis[rng.integers(0, d, size=4)]])
-        for q in (1.0, 2.0, math.inf):
-            Fb = np.einsum("mkd,nd->mnk", Ws, basis)
-            Fp = np.einsum("mkd,nd->mnk", Ws, pad)
-            for eps in (0.5, 1.0, 2.0):
-                a.append(covering_number(Fb, eps, q))
-                b.append(covering_number(Fp, eps, q))
+    a, b = linear_covering.padded_basis_cover_numbers(seed, pick(8, 60), pad_scale=pad_scale)
     return check_identity(a, b, "padding the basis with repeated points leaves the covering number unchanged",
                           atol=0.0, seed=seed, params={"pad_scale": pad_scale})
 
@@ -565,7 +355,7 @@ def check_app_b_column_notation(*, printed_axis: int = 1, seed: int = 24) -> Che
     lhs, pr, co, inst = [], [], [], []
     for _ in range(50):
         D = rng.standard_normal((3, 3))
-        x = random_l1_ball(rng, 3, 1.0, 1)[0]
+        x = linear_covering.random_l1_ball(rng, 3, 1.0, 1)[0]
         inst.append((D, x))
         lhs.append(float(np.linalg.norm(D @ x)))
         pr.append(float(np.abs(x) @ np.linalg.norm(D, axis=printed_axis)))
@@ -573,34 +363,15 @@ def check_app_b_column_notation(*, printed_axis: int = 1, seed: int = 24) -> Che
     return confirm_erratum(
         bound_outcome(lhs, pr, instances=inst), bound_outcome(lhs, co, instances=inst),
         description="in App. B's chain W_i - hat W_i must denote columns, while Sec. 2.1 uses W_i for rows",
-        printed_text="||(W - hat W) x||_q <= sum_i |x_i| ||W_i - hat W_i||_q with W_i the i-th row (Sec. 2.1)",
+        printed_text="||(W - hat W) x||_q <= sum_i |x_i| ||W_i - hat W_i||_q with W_i the i-th row (Sec. "
+                     "2.1)",
         corrected_text="the same with W_{:,i}, the i-th column",
-        printed_tex=(r"\begin{aligned}&\|(W-\hat W)x\|_q\le\sum_i|x_i|\,\|W_i-\hat W_i\|_q\\"
-                     r"&W_i\text{ the }i\text{-th row (Sec. 2.1)}\end{aligned}"),
-        corrected_tex=(r"\begin{aligned}&\|(W-\hat W)x\|_q\le\sum_i|x_i|\,\|W_{:,i}-\hat W_{:,i}\|_q\\"
-                       r"&W_{:,i}\text{ the }i\text{-th column}\end{aligned}"),
+        printed_tex=(r"\begin{aligned}&\|(W-\hat W)x\|_q\le\sum_i|x_i|\,\|W_i-\hat W_i\|_q\\&W_i\text{ the "
+                     r"}i\text{-th row (Sec. 2.1)}\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\|(W-\hat W)x\|_q\le\sum_i|x_i|\,\|W_{:,i}-\hat "
+                       r"W_{:,i}\|_q\\&W_{:,i}\text{ the }i\text{-th column}\end{aligned}"),
         source="Trauger & Tewari, Appendix B vs Sec. 2.1", kind="typo", where="proof", seed=seed,
         params={"printed_axis": printed_axis})
-
-
-def _l33_test_matrices(rng: np.random.Generator, k: int, d: int, Bw: float, count: int) -> list[np.ndarray]:
-    """Columns uniform in the l1 ball, vertices, sparse columns, and columns of equal l1 norm."""
-    out = []
-    for i in range(count):
-        kind = i % 4
-        if kind == 0:
-            W = random_l1_ball(rng, k, Bw, d).T
-        elif kind == 1:
-            W = np.zeros((k, d))
-            W[rng.integers(0, k, size=d), np.arange(d)] = Bw * rng.choice([-1.0, 1.0], size=d)
-        elif kind == 2:
-            W = rng.standard_normal((k, d)) * (rng.random((k, d)) < 0.4)
-            W = _scale_into_columns_l1(W * 10, Bw)
-        else:
-            W = rng.standard_normal((k, d))
-            W = W * Bw * rng.uniform(0.3, 1.0) / np.abs(W).sum(0, keepdims=True)
-        out.append(W)
-    return out
 
 
 @claim_check("trauger-lemma-3-3", "greedy-cover", parts=("greedy-cover-internal",))
@@ -615,49 +386,32 @@ def check_l33_greedy_cover(*, K_rule: Callable[[float, float, float], int] = mau
     ``||(W - hat W) x||_2 < eps`` for random ``x`` in the l1 ball, and (part ``greedy-cover-internal``)
     ``hat W`` in the class: column l1 norms ``<= class_radius_factor * Bw`` (factor 1 in the lemma).
     """
-    rng = np.random.default_rng(seed)
-    err, eps_list, member = [], [], []
-    for trial in range(pick(8, 60)):
-        k, d = int(rng.integers(2, 6)), int(rng.integers(1, 4))
-        Bw, Bx = float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2))
-        eps = Bw * Bx * float(rng.uniform(0.15, 0.9))
-        K = int(K_rule(Bw, Bx, eps))
-        for W in _l33_test_matrices(rng, k, d, Bw, 8):
-            What = cover_columns_l1(W, Bw, Bx, eps, K=K)
-            member.append(float(np.abs(What).sum(0).max() <= class_radius_factor * Bw * (1 + 1e-12)))
-            X = np.vstack([Bx * np.eye(d), random_l1_ball(rng, d, Bx, 20)])
-            err.append(float(np.max(np.linalg.norm((W - What) @ X.T, axis=0))))
-            eps_list.append(strictly_below(eps))
-        random_l1_ball(rng, d, Bx, 20)  # the draws of a former per-trial slot: the random instances stay the same
+    inst = linear_covering.l33_greedy_cover_instances(seed, pick(8, 60), K_rule=K_rule,
+                                                      class_radius_factor=class_radius_factor)
+    err, eps_list, member = inst["error"], inst["eps"], inst["member"]
     check_identity(member, np.ones(len(member)), "cover elements have column l1 norms <= Bw (internal cover)",
                    atol=0.0, seed=seed, check="greedy-cover-internal")
 
-    def ratio(size: tuple[int, int, float], v: object) -> torch.Tensor:
-        k, d, t = size  # Bw = Bx = 1, eps = t: the error over eps is scale-free
-        W = _into_l1_t(_t(v).reshape(k, d), 1.0, dim=0)
-        What = cover_columns_l1(W.detach().numpy(), 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t)))
-        return torch.max(torch.linalg.vector_norm(W - _t(What), dim=0)) / t  # the sup is at a basis input
-
-    sizes = pick(((1, 1, 0.9), (2, 1, _T_K[2]), (3, 1, _T_K[3]), (2, 2, _T_K[4])),
-                 ((1, 1, 0.9), (2, 1, _T_K[2]), (3, 1, _T_K[3]), (2, 2, _T_K[4]), (4, 1, _T_K[5]), (3, 2, 0.3),
+    sizes = pick(((1, 1, 0.9), (2, 1, T_K[2]), (3, 1, T_K[3]), (2, 2, T_K[4])),
+                 ((1, 1, 0.9), (2, 1, T_K[2]), (3, 1, T_K[3]), (2, 2, T_K[4]), (4, 1, T_K[5]), (3, 2, 0.3),
                   (5, 2, 0.15)))
-    res = maximize_over_sizes(ratio, lambda z, g: random_l1_ball(g, z[0], 1.0, z[1]).T.ravel(), sizes,
-                              restarts=pick(8, 20), steps=pick(4, 60), seed=seed)
-    err.extend(res.per_size.values())
-    eps_list.extend([strictly_below(1.0)] * len(res.per_size))
-    for K, t in _DEEP_HOLES:  # one column (k = 2K, d = 1), Bw = Bx = 1: the sup over the inputs is at the basis
-        W = _deep_hole(K)[:, None]
-        err.append(float(np.linalg.norm(W - cover_columns_l1(W, 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t))))))
-        eps_list.append(strictly_below(t))
+    res = maximize_over_sizes(linear_covering_search.column_cover_objective(K_rule=K_rule),
+                              lambda z, g: linear_covering.random_l1_ball(g, z[0], 1.0, z[1]).T.ravel(),
+                              sizes, restarts=pick(8, 20), steps=pick(4, 60), seed=seed)
+    _with_search(err, eps_list, res, linear_covering.strictly_below(1.0))
+    # one column (k = 2K, d = 1): the sup over the inputs is at the basis
+    holes = linear_covering.deep_hole_cover_errors(K_rule=K_rule)
+    err.extend(holes[0])
+    eps_list.extend(holes[1])
     return check_bound(err, eps_list, "sup over basis and random l1-ball inputs of ||(W - hat W)x||_2 < eps",
-                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value}, search=res,
-                       families=[f"{pick(8, 60)} random draws of (k in 2..5, d in 1..3, Bw, Bx in [0.5, 2], eps/(Bw Bx) "
-                                 "in [0.15, 0.9]), 8 matrices each (uniform, vertex, sparse, equal-norm columns), "
-                                 "at the basis inputs and 20 random l1-ball inputs",
-                                 "adversarial L-BFGS + Nelder-Mead over the column l1 balls, sizes (k, d, eps/(Bw Bx)) "
-                                 "from (1, 1, 0.9), eps just above Bw Bx/sqrt(K) for K = 2..5",
+                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value},
+                       search=res,
+                       families=[f"{pick(8, 60)} random draws of (k in 2..5, d in 1..3, Bw, Bx in [0.5, 2], "
+                                 f"eps/(Bw Bx) in [0.15, 0.9]), 8 matrices each (uniform, vertex, sparse, "
+                                 f"equal-norm columns), at the basis inputs and 20 random l1-ball inputs",
+                                 "adversarial L-BFGS + Nelder-Mead over the column l1 balls, sizes (k, d, "
+                                 "eps/(Bw Bx)) from (1, 1, 0.9), eps just above Bw Bx/sqrt(K) for K = 2..5",
                                  _DEEP_HOLE_FAMILY + " (one column)", _DEEP_HOLE_GAP])
-
 
 @claim_check("trauger-lemma-3-3", "explicit-cover", parts=("explicit-cover-size",))
 def check_l33_explicit_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
@@ -673,42 +427,38 @@ def check_l33_explicit_cover(*, K_rule: Callable[[float, float, float], int] = m
     rng = np.random.default_rng(seed)
     Bw, Bx = 1.0, 1.0
     cases = [(2, 0.8), (2, 0.55), (3, 0.7), (3, 0.45)]
-    covers = {(k, ratio): maurey_cover_points(k, Bw, int(K_rule(Bw, Bx, ratio * Bw * Bx))) for k, ratio in
-              [(1, 0.8), *cases]}
-
-    def dist(size: tuple[int, float], z: object) -> torch.Tensor:
-        w = _into_l1_t(_t(z), Bw)
-        return Bx * torch.min(torch.linalg.vector_norm(_t(covers[size]) - w[None, :], dim=1)) / (size[1] * Bw * Bx)
-
-    res = maximize_over_sizes(dist, lambda z, g: random_l1_ball(g, z[0], Bw, 1)[0], [(1, 0.8), *cases],
-                              restarts=pick(4, 20), steps=pick(15, 100), seed=seed)
+    dist, covers = linear_covering_search.enumerated_cover_objective([(1, 0.8), *cases], K_rule=K_rule)
+    res = maximize_over_sizes(dist, lambda z, g: linear_covering.random_l1_ball(g, z[0], Bw, 1)[0],
+                              [(1, 0.8), *cases], restarts=pick(4, 20), steps=pick(15, 100), seed=seed)
     rad, eps_list, sizes, counts = [], [], [], []
     for k, ratio in [*cases, (1, 0.8)]:
         eps = ratio * Bw * Bx
         K = int(K_rule(Bw, Bx, eps))
         sizes.append(float(covers[(k, ratio)].shape[0]))
         counts.append(float(size_bound(2 * k, K)))
-        pts = random_l1_ball(rng, k, Bw, 200)
+        pts = linear_covering.random_l1_ball(rng, k, Bw, 200)
         found = max(float(dist((k, ratio), p)) for p in pts)
         rad.append(max(found, res.per_size[str((k, ratio))]) * eps)
-        eps_list.append(strictly_below(eps))
-    for K, t in _DEEP_HOLES:  # k = 2K; the distance of the deep hole to the enumerated cover
-        pts = maurey_cover_points(2 * K, Bw, int(K_rule(Bw, Bx, t * Bw * Bx)))
-        rad.append(Bx * float(np.min(np.linalg.norm(pts - Bw * _deep_hole(K)[None, :], axis=1))))
-        eps_list.append(strictly_below(t * Bw * Bx))
+        eps_list.append(linear_covering.strictly_below(eps))
+    holes = linear_covering.deep_hole_enumerated_distances(K_rule=K_rule)  # k = 2K: distance to the cover
+    rad.extend(holes[0])
+    eps_list.extend(holes[1])
     case_list = ", ".join(f"({k}, {r:g})" for k, r in [(1, 0.8), *cases])
     check_bound(sizes, counts, "distinct cover points <= binom(2k+K, K)", seed=seed,
                 check="explicit-cover-size",
-                families=[f"(k, eps/(Bw Bx)) in {{{case_list}}}: distinct points counted exactly; loose by design: "
-                          "binom(2k+K, K) counts index vectors, and different ones give the same point (k_i on +e_j "
-                          "and on -e_j cancel)"],
-                no_search="the number of distinct cover points depends only on the integers (k, K); it is counted "
-                          "exactly for every listed case, there is no continuous instance to search")
+                families=[f"(k, eps/(Bw Bx)) in {{{case_list}}}: distinct points counted exactly; loose by "
+                          f"design: binom(2k+K, K) counts index vectors, and different ones give the same "
+                          f"point (k_i on +e_j and on -e_j cancel)"],
+                no_search="the number of distinct cover points depends only on the integers (k, K); it is "
+                          "counted exactly for every listed case, there is no continuous instance to search")
     return check_bound(rad, eps_list, "covering radius of the enumerated Maurey cover < eps",
                        rtol=0.0, seed=seed, search=res,
-                       families=[f"(k, eps/(Bw Bx)) in {{{case_list}}}, Bw = Bx = 1: 200 random points of the l1 ball",
-                                 "adversarial L-BFGS + Nelder-Mead over the l1 ball, one size per (k, eps) case",
+                       families=[f"(k, eps/(Bw Bx)) in {{{case_list}}}, Bw = Bx = 1: 200 random points of "
+                                 f"the l1 ball",
+                                 "adversarial L-BFGS + Nelder-Mead over the l1 ball, one size per (k, eps) "
+                                 "case",
                                  _DEEP_HOLE_FAMILY, _DEEP_HOLE_GAP])
+
 
 
 @claim_check("trauger-lemma-3-3", "size-vs-bound")
@@ -728,26 +478,18 @@ def _construction_size_vs_bound(size: Callable[..., float], bound: Callable[...,
                                 printed: Callable[..., float], label: str, integer_form: str) -> CheckRecord:
     """``size <= bound`` on the grid ``d in {1, 3, 10, 100}``, ``k in {1, ..., 1024}``, ``eps`` in
     [0.05, 1] (``Bw = Bx = 1``, so ``K = 1..400``), recording the ratio of the size to ``printed``."""
-    lhs, rhs, printed_rhs = [], [], []
-    for d in (1, 3, 10, 100):
-        for k in (1, 2, 8, 64, 1024):
-            for t in np.linspace(0.05, 1.0, 25):
-                args = (d, k, 1.0, 1.0, float(t))
-                lhs.append(size(*args))
-                rhs.append(bound(*args))
-                printed_rhs.append(printed(*args))
+    lhs, rhs, printed_rhs = linear_covering.construction_size_grid(size, bound, printed)
     ratio = np.array(lhs) / np.array(printed_rhs)
     return check_bound(lhs, rhs, label,
-                       families=["grid d in {1, 3, 10, 100}, k in {1, 2, 8, 64, 1024}, 25 values of eps/(Bw Bx) in "
+                       families=["grid d in {1, 3, 10, 100}, k in {1, 2, 8, 64, 1024}, 25 values of eps/(Bw "
+                                 "Bx) in "
                                  f"[0.05, 1] (K = 1..400); equality at K = 1 ({integer_form} with K = 1)"],
                        extra={"max_ratio_to_printed": float(ratio.max()),
                               "median_ratio_to_printed": float(np.median(ratio))},
-                       no_search="both sides depend on eps only through the integer K = ceil(Bw^2 Bx^2/eps^2) and "
-                                 "on the integers d, k: an inequality between closed forms in integers "
-                                 f"({integer_form}), evaluated on a grid giving K = 1..400; there is no "
-                                 "continuous instance to search")
-
-
+                       no_search=f"both sides depend on eps only through the integer K = ceil(Bw^2 "
+                                 f"Bx^2/eps^2) and on the integers d, k: an inequality between closed forms "
+                                 f"in integers ({integer_form}), evaluated on a grid giving K = 1..400; "
+                                 f"there is no continuous instance to search")
 
 def _packing_limit(rhs: Callable, paper_rhs: Callable, eps: float, supremum: float, family: str,
                    lhs: list, r: list) -> list | None:
@@ -762,7 +504,9 @@ def _packing_limit(rhs: Callable, paper_rhs: Callable, eps: float, supremum: flo
     r.extend(lim_r)
     if rhs is not paper_rhs:
         return None
-    return [limit_sequence(family, "k -> infinity", ks, [a / b for a, b in zip(lim_l, lim_r)], supremum=supremum)]
+    return [limit_sequence(family, "k -> "
+                                   "infinity", ks, [a / b for a, b in zip(lim_l, lim_r)], supremum=supremum)]
+
 
 @claim_check("trauger-lemma-3-3", "packing-lower-bound", parts=("packing-distance",))
 def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33,
@@ -773,46 +517,33 @@ def check_l33_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma33,
     (on a grid of ``(d, k, eps)`` and by an adversary over ``eps``, sizes ``(d, k)`` from ``(1, 1)``).
     The packing distances are verified on small cases.
     """
-    dmin = []
-    for k, d in [(2, 1), (2, 2), (3, 2)]:
-        cols = l1_ball_atoms(k, 1.0)
-        mats = [np.column_stack(c) for c in itertools.product(cols, repeat=d)]
-        dist = [np.max(np.linalg.norm(A - B, axis=0)) for A, B in itertools.combinations(mats, 2)]
-        dmin.append(float(min(dist)))
+    dmin = linear_covering.l1_atom_packing_distances()
     check_bound([packing_distance] * len(dmin), dmin, "packing distance >= sqrt(2) Bw Bx", rtol=1e-12,
                 check="packing-distance", no_search=_PACKING_ENUMERATED,
-                families=["every pair of the (2k)^d matrices with columns in {+-e_j}, (k, d) in {(2, 1), (2, 2), "
-                          "(3, 2)}; the minimum sqrt 2 is attained (two columns e_i, e_j)"])
-    lhs, r = [], []
-    for d in (1, 2, 10, 100):
-        for k in (1, 2, 16, 1024):
-            for t in (1 / math.sqrt(2), 0.5, 0.2):
-                lhs.append(d * math.log(2 * k))
-                r.append(rhs(d, k, 1.0, 1.0, t))
-
-    def ratio(size: tuple[int, int], v: object) -> torch.Tensor:
-        d, k = size
-        # eps = Bw Bx sigmoid(z) / sqrt 2 ranges over (0, Bw Bx / sqrt 2] (Bw = Bx = 1: RHS is scale-free)
-        return _numeric(lambda z: d * math.log(2 * k) / rhs(d, k, 1.0, 1.0, _sigmoid(z[0]) / math.sqrt(2)), v)
-
-    res = maximize_over_sizes(ratio, lambda z, g: g.uniform(-3, 3, 1), pick(_PACKING_SIZES[:4], _PACKING_SIZES),
+                families=["every pair of the (2k)^d matrices with columns in {+-e_j}, (k, d) in {(2, 1), (2, "
+                          "2), (3, 2)}; the minimum sqrt 2 is attained (two columns e_i, e_j)"])
+    lhs, r = linear_covering.packing_grid(rhs, lambda d, k: d * math.log(2 * k), (1 / math.sqrt(2), 0.5, 0.2))
+    objective = linear_covering_search.packing_objective(rhs=rhs, lower=lambda d, k: d * math.log(2 * k),
+                                                         divisor=math.sqrt(2))
+    res = maximize_over_sizes(objective, lambda z, g: g.uniform(-3, 3, 1),
+                              pick(PACKING_SIZES[:4], PACKING_SIZES),
                               restarts=pick(3, 10), steps=pick(20, 100), seed=33)
-    lhs.extend(res.per_size.values())
-    r.extend([1.0] * len(res.per_size))
+    _with_search(lhs, r, res)
     # the largest ratio: at eps = Bw Bx / sqrt 2 the RHS is 2 d log(2k + 1), so the ratio is
     # log(2k) / (2 log(2k + 1)) < 1/2, which tends to 1/2 as k -> infinity (whatever d)
     family = "d = 1, eps = Bw Bx / sqrt 2 (the largest eps the packing allows), Bw = Bx = 1"
     limits = _packing_limit(rhs, log_cover_bound_lemma33, 1 / math.sqrt(2), 0.5, family, lhs, r)
     return check_bound(lhs, r, "packing lower bound d log(2k) <= RHS for eps <= Bw Bx / sqrt 2", search=res,
                        limits=limits,
-                       families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {1/sqrt 2, 0.5, "
-                                 "0.2}",
-                                 "adversarial L-BFGS + Nelder-Mead over eps in (0, Bw Bx/sqrt 2], sizes (d, k) from "
-                                 "(1, 1)",
+                       families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {1/sqrt "
+                                 "2, 0.5, 0.2}",
+                                 "adversarial L-BFGS + Nelder-Mead over eps in (0, Bw Bx/sqrt 2], sizes (d, "
+                                 "k) from (1, 1)",
                                  f"{family}, k in {{1, 16, 1024, 2^20, 2^40}}",
-                                 "loose by design: a packing lower bound against the upper bound; the packing holds "
-                                 "only for eps <= Bw Bx/sqrt 2, where the RHS carries (Bw Bx/eps)^2 >= 2, so the "
-                                 "ratio is log(2k)/(2 log(2k+1)) at most: sup 1/2, approached as k -> infinity"])
+                                 "loose by design: a packing lower bound against the upper bound; the "
+                                 "packing holds only for eps <= Bw Bx/sqrt 2, where the RHS carries (Bw "
+                                 "Bx/eps)^2 >= 2, so the ratio is log(2k)/(2 log(2k+1)) at most: sup 1/2, "
+                                 "approached as k -> infinity"])
 
 
 @claim_check("trauger-lemma-3-3", "row-reading-control")
@@ -830,40 +561,22 @@ def check_l33_row_reading(*, rhs_factor: float = 1.0) -> CheckRecord:
     return check_bound(rhs, lb, "printed RHS < volume lower bound of the row-reading class (d = 1)",
                        extra={"example_k100_eps05": [lb[2], rhs[2]]},
                        families=["counterexamples k in {50, 100, 200, 400}, eps/(Bw Bx) in {0.5, 0.6}, d = 1",
-                                 "loose by design: an orientation control whose inequality is RHS < lower bound of "
-                                 "the wrong (row) reading; a small ratio means a strong counterexample (it falls "
-                                 "like 1/k, since the RHS grows like log k and the volume bound like k), not a "
-                                 "weak test of the lemma"],
+                                 "loose by design: an orientation control whose inequality is RHS < lower "
+                                 "bound of the wrong (row) reading; a small ratio means a strong "
+                                 "counterexample (it falls like 1/k, since the RHS grows like log k and the "
+                                 "volume bound like k), not a weak test of the lemma"],
                        no_search="an existence statement: the listed (k, eps) are counterexamples to the row "
                                  "reading (its RHS falls below a volume lower bound); it does not claim the "
                                  "inequality for every instance, so there is no supremum to search")
-
-
-def _ceiling_outcomes(size: Callable[..., float], bound: Callable[..., float],
-                      printed_ceiling: bool) -> tuple:
-    """Constructed log cover size against the bound without / with the ceiling (erratum #18).
-
-    Returns the (printed, corrected) outcomes over d in {1, 4}, k in {2, 8, 64} and 40 values
-    of eps in [0.3, 0.99] with B_w = B_x = 1.
-    """
-    lhs, pr, co = [], [], []
-    for d in (1, 4):
-        for k in (2, 8, 64):
-            for t in np.linspace(0.3, 0.99, 40):
-                args = (d, k, 1.0, 1.0, float(t))
-                lhs.append(size(*args))
-                pr.append(bound(*args, ceiling=printed_ceiling))
-                co.append(bound(*args, ceiling=True))
-    grid = [(d, k, float(t)) for d in (1, 4) for k in (2, 8, 64) for t in np.linspace(0.3, 0.99, 40)]
-    return bound_outcome(lhs, pr, instances=grid), bound_outcome(lhs, co, instances=grid)
 
 
 @claim_check("trauger-lemma-3-3", "missing-ceiling")
 def check_l33_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
     """Erratum #18 (proof gap): the construction's log-size exceeds the ceiling-free RHS for some eps."""
     return confirm_erratum(
-        *_ceiling_outcomes(log_cover_size_lemma33, log_cover_bound_lemma33, printed_ceiling),
-        description="the proof of Lemma 3.3 certifies d ceil(Bw^2Bx^2/eps^2) log(2k+1), not the ceiling-free form",
+        *linear_covering.ceiling_outcomes(log_cover_size_lemma33, log_cover_bound_lemma33, printed_ceiling),
+        description="the proof of Lemma 3.3 certifies d ceil(Bw^2Bx^2/eps^2) log(2k+1), not the ceiling-free "
+                    "form",
         printed_text="log N <= d Bw^2 Bx^2 / eps^2 log(2k+1)",
         corrected_text="log N <= d ceil(Bw^2 Bx^2 / eps^2) log(2k+1) (what the Maurey cover gives)",
         printed_tex=r"\log\mathcal N\le\frac{dB_w^2B_x^2}{\epsilon^2}\log(2k+1)",
@@ -890,10 +603,11 @@ def check_l34_column_reading(*, hidden_constant: float = 1000.0) -> CheckRecord:
                      "whose log covering number grows like k, not log k"),
         printed_text="||W||_{2,1} = sum of column l2 norms <= Bw  =>  log N <~ (Bw Bx/eps)^2 log(dk)",
         corrected_text="row-sum reading ||W^T||_{2,1} = sum_j ||W_{j,:}||_2 <= Bw (checked at d = 1)",
-        printed_tex=(r"\begin{aligned}&\|W\|_{2,1}=\textstyle\sum_i\|W_{:,i}\|_2\le B_w\\"
-                     r"&\Rightarrow\ \log\mathcal N\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(dk)\end{aligned}"),
-        corrected_tex=(r"\begin{aligned}&\|W^\top\|_{2,1}=\textstyle\sum_j\|W_{j,:}\|_2\le B_w\\"
-                       r"&\text{(row sums; checked at }d=1)\end{aligned}"),
+        printed_tex=(r"\begin{aligned}&\|W\|_{2,1}=\textstyle\sum_i\|W_{:,i}\|_2\le "
+                     r"B_w\\&\Rightarrow\ \log\mathcal "
+                     r"N\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(dk)\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\|W^\top\|_{2,1}=\textstyle\sum_j\|W_{j,:}\|_2\le B_w\\&\text{(row "
+                       r"sums; checked at }d=1)\end{aligned}"),
         source="Trauger & Tewari, Lemma 3.4 with Sec. 2.1", kind="false-statement", where="statement",
         params={"hidden_constant": hidden_constant, "k_max": ks[-1]})
 
@@ -910,64 +624,41 @@ def check_l34_row_reading(*, K_rule: Callable[[float, float, float], int] = maur
     ``(k, d)`` from ``(1, 1)``): the norm ratio over all W, the cover error over ``eps`` on the
     row-sum ball.
     """
-    rng = np.random.default_rng(seed)
-    inner, outer, err, eps_list = [], [], [], []
-    for _ in range(pick(40, 400)):
-        k, d = int(rng.integers(2, 7)), int(rng.integers(1, 5))
-        Bw, Bx = float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2))
-        W = rng.standard_normal((k, d)) * (rng.random((k, d)) < 0.6)
-        s = mixed_norm(W.T, 2, 1)
-        W = W * Bw * rng.uniform(0.2, 1.0) / max(s, 1e-12)
-        inner.append(mixed_norm(W, 1, math.inf))
-        outer.append(outer_norm(W))
-        eps = Bw * Bx * float(rng.uniform(0.2, 0.9))
-        What = cover_columns_l1(W, Bw, Bx, eps, K=int(K_rule(Bw, Bx, eps)))
-        X = np.vstack([Bx * np.eye(d), random_l1_ball(rng, d, Bx, 10)])
-        err.append(float(np.max(np.linalg.norm((W - What) @ X.T, axis=0))))
-        eps_list.append(strictly_below(eps))
-
-    def containment(size: tuple[int, int], v: object) -> torch.Tensor:
-        k, d = size
-        W = _t(v).reshape(k, d)
-        return W.abs().sum(dim=0).max() / _numeric(lambda z: outer_norm(z.reshape(k, d)), _t(v))
-
-    res_in = maximize_over_sizes(containment, lambda z, g: g.standard_normal(z[0] * z[1]),
-                                 pick(((1, 1), (2, 1), (1, 2), (3, 2)), ((1, 1), (2, 1), (1, 2), (3, 2), (4, 3), (6, 4))),
+    inst = linear_covering.row_sum_instances(seed, pick(40, 400), K_rule=K_rule, outer_norm=outer_norm)
+    inner, outer, err, eps_list = inst["inner"], inst["outer"], inst["error"], inst["eps"]
+    res_in = maximize_over_sizes(linear_covering_search.row_sum_containment_objective(outer_norm=outer_norm),
+                                 lambda z, g: g.standard_normal(z[0] * z[1]),
+                                 pick(((1, 1), (2, 1), (1, 2), (3, 2)),
+                                      ((1, 1), (2, 1), (1, 2), (3, 2), (4, 3), (6, 4))),
                                  restarts=pick(3, 10), steps=pick(15, 100), seed=seed)
-    inner.extend(res_in.per_size.values())
-    outer.extend([1.0] * len(res_in.per_size))
-
-    def cover_ratio(size: tuple[int, int, float], v: object) -> torch.Tensor:
-        k, d, t = size  # Bw = Bx = 1, eps = t: the error over eps is scale-free
-        Z = _t(v).reshape(k, d)
-        W = Z / torch.clamp(torch.linalg.vector_norm(Z, dim=1).sum(), min=1.0)  # into the row-sum (2,1) ball
-        What = cover_columns_l1(W.detach().numpy(), 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t)))
-        return torch.max(torch.linalg.vector_norm(W - _t(What), dim=0)) / t  # the sup is at a basis input
-
-    res = maximize_over_sizes(cover_ratio, lambda z, g: g.standard_normal(z[0] * z[1]),
-                              pick(((1, 1, 0.8), (2, 1, _T_K[2]), (2, 2, _T_K[3]), (3, 2, _T_K[4])),
-                                   ((1, 1, 0.8), (2, 1, _T_K[2]), (2, 2, _T_K[3]), (3, 2, _T_K[4]), (4, 3, _T_K[5]),
-                                    (6, 2, 0.2))),
+    _with_search(inner, outer, res_in)
+    res = maximize_over_sizes(linear_covering_search.row_sum_cover_objective(K_rule=K_rule),
+                              lambda z, g: g.standard_normal(z[0] * z[1]),
+                              pick(((1, 1, 0.8), (2, 1, T_K[2]), (2, 2, T_K[3]), (3, 2, T_K[4])),
+                                   ((1, 1, 0.8), (2, 1, T_K[2]), (2, 2, T_K[3]), (3, 2, T_K[4]),
+                                    (4, 3, T_K[5]), (6, 2, 0.2))),
                               restarts=pick(8, 12), steps=pick(4, 40), seed=seed)
-    err.extend(res.per_size.values())
-    eps_list.extend([strictly_below(1.0)] * len(res.per_size))
-    for K, t in _DEEP_HOLES:  # one column (d = 1, k = 2K): row l2 norms 1/(2K), row-sum norm 1
-        W = _deep_hole(K)[:, None]
-        err.append(float(np.linalg.norm(W - cover_columns_l1(W, 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t))))))
-        eps_list.append(strictly_below(t))
-    draws = (f"{pick(40, 400)} random sparse W (k in 2..7, d in 1..4) scaled to row-sum (2,1) norm in [0.2, 1] Bw, "
-             "Bw, Bx in [0.5, 2]")
+    _with_search(err, eps_list, res, linear_covering.strictly_below(1.0))
+    # one column (d = 1, k = 2K): row l2 norms 1/(2K), row-sum norm 1
+    holes = linear_covering.deep_hole_cover_errors(K_rule=K_rule)
+    err.extend(holes[0])
+    eps_list.extend(holes[1])
+    draws = (f"{pick(40, 400)} random sparse W (k in 2..7, d in 1..4) scaled to row-sum (2,1) norm in [0.2, "
+             f"1] Bw, Bw, Bx in [0.5, 2]")
     check_bound(inner, outer, "largest column l1 norm <= sum of row l2 norms", rtol=1e-12, seed=seed,
                 check="row-reading-containment", search=res_in,
-                families=[draws, "adversarial L-BFGS + Nelder-Mead over W, sizes (k, d) from (1, 1) (a single nonzero "
+                families=[draws, "adversarial L-BFGS + Nelder-Mead over W, sizes (k, d) from (1, 1) (a "
+                                 "single nonzero "
                           "column gives equality)"])
     return check_bound(err, eps_list, "Lemma 3.3 cover covers the row-sum (2,1) class at scale eps",
                        rtol=0.0, seed=seed, search=res,
-                       families=[draws + ", eps/(Bw Bx) in [0.2, 0.9], at the basis inputs and 10 random l1-ball "
+                       families=[draws + ", eps/(Bw Bx) in [0.2, 0.9], at the basis inputs and 10 random "
+                                         "l1-ball "
                                  "inputs",
                                  "adversarial L-BFGS + Nelder-Mead over the row-sum (2,1) ball, sizes (k, d, "
                                  "eps/(Bw Bx)) from (1, 1, 0.8), eps just above Bw Bx/sqrt(K) for K = 2..5",
-                                 _DEEP_HOLE_FAMILY + " (one column, inside the row-sum ball)", _DEEP_HOLE_GAP])
+                                 _DEEP_HOLE_FAMILY + " (one column, inside the row-sum "
+                                                     "ball)", _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-lemma-3-4", "packing-kappa", parts=("packing-kappa-distances",))
@@ -977,45 +668,29 @@ def check_l34_packing_kappa(*, rhs: Callable[[int, int, float, float, float], fl
                             lambda s, d: math.sqrt(2) / (s * math.sqrt(d))) -> CheckRecord:
     """Row reading of Lemma 3.4: packing lower bounds stay below the bound with hidden constant 1.
 
-    The family :func:`l34_packing_family` is a ``2 eps``-packing at ``eps = Bw Bx / (sqrt 2 s sqrt d)``
+    The family :func:`~attention_theory.trauger.linear_covering.l34_packing_family` is a ``2 eps``-packing at
+    ``eps = Bw Bx / (sqrt 2 s sqrt d)``
     (pairwise distances verified by enumeration for small ``k, d, s``), so
     ``log N(eps) >= log binom(k, s) + s d log 2``.  ``kappa = packing / RHS`` is reported over a
     grid of ``k, d, s``; it never exceeds 1 (reached at ``k = 2``, ``d = s = 1``, where the four
     matrices ``+-e_j`` force ``N >= 4``), consistent with, but no proof of, the lemma.
     """
-    dist, dist_ref = [], []
-    for k, d, s in [(2, 1, 1), (3, 2, 1), (3, 2, 2), (4, 2, 2), (4, 3, 1), (5, 1, 2)]:
-        P = l34_packing_family(k, d, s)
-        diff = P[:, None] - P[None, :]
-        D = np.linalg.norm(diff, axis=2).max(axis=-1)  # largest column l2 norm, shape (n, n)
-        D[np.eye(len(P), dtype=bool)] = np.inf
-        dist.append(float(D.min()))
-        dist_ref.append(packing_distance(s, d))
+    dist, dist_ref = linear_covering.l34_packing_distances(packing_distance)
     check_bound(dist_ref, dist, "packing family pairwise distance >= sqrt(2) Bw / (s sqrt d) (enumerated)",
                 rtol=1e-12, check="packing-kappa-distances", no_search=_PACKING_ENUMERATED,
-                families=["every pair of l34_packing_family(k, d, s), (k, d, s) in {(2, 1, 1), (3, 2, 1), (3, 2, 2), "
-                          "(4, 2, 2), (4, 3, 1), (5, 1, 2)}; the minimum is attained"])
-    lhs, rhs_v, table = [], [], []
-    for k in (2, 16, 256, 4096, 2 ** 20):
-        for d in (1, 4, 64, 1024):
-            for s in (1, 2, 8):
-                if s > k:
-                    continue
-                eps = 1.0 / (math.sqrt(2) * s * math.sqrt(d))
-                pack = float(gammaln(k + 1) - gammaln(s + 1) - gammaln(k - s + 1)) + s * d * math.log(2)
-                r = rhs(d, k, 1.0, 1.0, eps)
-                lhs.append(pack)
-                rhs_v.append(r)
-                table.append((k, d, s, pack / r if r > 0 else math.inf))
+                families=["every pair of l34_packing_family(k, d, s), (k, d, s) in {(2, 1, 1), (3, 2, 1), "
+                          "(3, 2, 2), (4, 2, 2), (4, 3, 1), (5, 1, 2)}; the minimum is attained"])
+    lhs, rhs_v, table = linear_covering.l34_kappa_grid(rhs)
     return check_bound(lhs, rhs_v, "log packing number <= (Bw Bx / eps)^2 log(dk) (row reading, constant 1)",
                        rtol=1e-12, extra={"kappa_table_k_d_s_kappa": table,
                                           "max_kappa": max(t[3] for t in table)},
-                       families=["grid k in {2, 16, 256, 4096, 2^20}, d in {1, 4, 64, 1024}, s in {1, 2, 8} (s <= k) "
-                                 "at eps = Bw Bx/(sqrt 2 s sqrt d); kappa = 1 exactly at k = 2, d = s = 1"],
-                       no_search="the packing family and its scale eps = Bw Bx / (sqrt 2 s sqrt d) are fixed by the "
-                                 "integers (k, d, s), and both sides are closed forms in them: a comparison of "
-                                 "integer-indexed formulas on a grid up to k = 2^20, with no continuous instance "
-                                 "to search")
+                       families=["grid k in {2, 16, 256, 4096, 2^20}, d in {1, 4, 64, 1024}, s in {1, 2, 8} "
+                                 "(s <= k) at eps = Bw Bx/(sqrt 2 s sqrt d); kappa = 1 exactly at k = 2, d = "
+                                 "s = 1"],
+                       no_search="the packing family and its scale eps = Bw Bx / (sqrt 2 s sqrt d) are fixed "
+                                 "by the integers (k, d, s), and both sides are closed forms in them: a "
+                                 "comparison of integer-indexed formulas on a grid up to k = 2^20, with no "
+                                 "continuous instance to search")
 
 
 @claim_check("trauger-lemma-3-5", "restated-log-dn")
@@ -1045,21 +720,23 @@ def check_l35_restatement(*, printed_log_arg: Callable[[int, int, int], float] =
     return confirm_erratum(
         bound_outcome(packing, printed, instances=inst),
         bound_outcome(packing + constructive, corrected_rhs + corrected_rhs, instances=inst),
-        description="Lemma 3.5 as restated by Trauger & Tewari (inside the proof of Lemma 3.4): the log factor "
-                    "log(dn) carries the input dimension d where the output dimension k belongs (with n = d basis "
-                    "points Lemma 3.4 needs log(kn) = log(dk)), and it vanishes at d = n = 1, where the restated "
-                    f"bound reads log N <= 0 for every hidden constant (tried: {consts}) although the 2k matrices "
-                    "+-Bw Bx e_j force log N >= log(2k); a notation slip in the restated log factor, not a claim "
-                    "about Edelman et al.'s own statement, which the book does not quote",
+        description=f"Lemma 3.5 as restated by Trauger & Tewari (inside the proof of Lemma 3.4): the log "
+                    f"factor log(dn) carries the input dimension d where the output dimension k belongs "
+                    f"(with n = d basis points Lemma 3.4 needs log(kn) = log(dk)), and it vanishes at d = n "
+                    f"= 1, where the restated bound reads log N <= 0 for every hidden constant (tried: "
+                    f"{consts}) although the 2k matrices +-Bw Bx e_j force log N >= log(2k); a notation slip "
+                    f"in the restated log factor, not a claim about Edelman et al.'s own statement, which "
+                    f"the book does not quote",
         printed_text="log N(F, eps, {x_i}_{i<=n}, ||.||_2) <~ Bw^2 Bx^2/eps^2 log(dn)",
         corrected_text="log N(F, eps, {x_i}_{i<=n}, ||.||_2) <~ Bw^2 Bx^2/eps^2 log(2kn+1) (k the output "
-                       f"dimension); checked at d = n = 1, eps = Bw Bx / 2, hidden constants {consts}, against the "
-                       "packing +-Bw Bx e_j and the Lemma 3.3 cover (row reading)",
-        printed_tex=(r"\begin{aligned}&\log\mathcal N_\infty(\mathcal F,\epsilon,\{x_i\}_{i\le n},\|\cdot\|_2)\\"
-                     r"&\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(dn)\end{aligned}"),
-        corrected_tex=(r"\begin{aligned}&\log\mathcal N_\infty(\mathcal F,\epsilon,\{x_i\}_{i\le n},\|\cdot\|_2)\\"
-                       r"&\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(2kn+1)\end{aligned}"),
-        source="Trauger & Tewari, Lemma 3.5 (restating Edelman et al. 2022, Lemma 4.6, in the proof of Lemma 3.4)",
+                       f"dimension); checked at d = n = 1, eps = Bw Bx / 2, hidden constants {consts}, "
+                       f"against the packing +-Bw Bx e_j and the Lemma 3.3 cover (row reading)",
+        printed_tex=(r"\begin{aligned}&\log\mathcal N_\infty(\mathcal F,\epsilon,\{x_i\}_{i\le "
+                     r"n},\|\cdot\|_2)\\&\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(dn)\end{aligned}"),
+        corrected_tex=(r"\begin{aligned}&\log\mathcal N_\infty(\mathcal F,\epsilon,\{x_i\}_{i\le "
+                       r"n},\|\cdot\|_2)\\&\lesssim\frac{B_w^2B_x^2}{\epsilon^2}\log(2kn+1)\end{aligned}"),
+        source="Trauger & Tewari, Lemma 3.5 (restating Edelman et al. 2022, Lemma 4.6, in the proof of Lemma "
+               "3.4)",
         kind="typo", where="statement",
         params={"hidden_constants": list(hidden_constants), "k": ks, "d": 1, "n": 1, "eps_over_BwBx": 0.5})
 
@@ -1079,7 +756,8 @@ def record_l35_general() -> CheckRecord:
 @claim_check("trauger-lemma-3-6", "greedy-cover", parts=("greedy-cover-frobenius",))
 def check_l36_greedy_cover(*, K_rule: Callable[[float, float, float], int] = maurey_K,
                            frobenius_K_offset: int = 0, seed: int = 50) -> CheckRecord:
-    """Flattened greedy Maurey cover: ``||W - hat W||_F^2 <= (Bw^2 - ||W||_F^2)/K`` and ``Bx sigma_max < eps``.
+    """Flattened greedy Maurey cover: ``||W - hat W||_F^2 <= (Bw^2 - ||W||_F^2)/K`` and ``Bx sigma_max <
+    eps``.
 
     Random, sparse and vertex W, and those of two adversaries
     (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and Nelder-Mead over the
@@ -1088,74 +766,40 @@ def check_l36_greedy_cover(*, K_rule: Callable[[float, float, float], int] = mau
     for random ``x`` in the l2 ball.  Part ``greedy-cover-frobenius`` divides by
     ``K + frobenius_K_offset`` (offset 0 in Maurey's lemma).
     """
-    rng = np.random.default_rng(seed)
-    fro, fro_rhs, err, eps_list = [], [], [], []
-    for trial in range(pick(8, 60)):
-        k, d = int(rng.integers(1, 5)), int(rng.integers(1, 5))
-        Bw, Bx = float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2))
-        eps = Bw * Bx * float(rng.uniform(0.2, 0.9))
-        K = int(K_rule(Bw, Bx, eps))
-        mats = [random_l1_ball(rng, k * d, Bw, 1)[0].reshape(k, d) for _ in range(3)]
-        V = np.zeros(k * d)
-        V[rng.integers(0, k * d)] = Bw
-        mats.append(V.reshape(k, d))
-        S = rng.standard_normal((k, d)) * (rng.random((k, d)) < 0.3)
-        mats.append(_scale_into_l1(S * 10, Bw))
-        for W in mats:
-            What = cover_flat_l1(W, Bw, Bx, eps, K=K)
-            fro.append(float(np.sum((W - What) ** 2)))
-            fro_rhs.append((Bw * float(np.abs(W).sum()) - float(np.sum(W ** 2))) / (K + frobenius_K_offset))
-            Z = rng.standard_normal((20, d))
-            Z = Bx * Z / np.linalg.norm(Z, axis=1, keepdims=True) * rng.uniform(0, 1, (20, 1)) ** (1 / d)
-            err.append(max(float(Bx * np.linalg.norm(W - What, 2)),
-                           float(np.max(np.linalg.norm((W - What) @ Z.T, axis=0)))))
-            eps_list.append(strictly_below(eps))
-        rng.standard_normal((20, d)), rng.uniform(0, 1, (20, 1))  # the draws of a former per-trial slot: same instances
-
-    def cover(size: tuple[int, int, float], v: object) -> tuple[torch.Tensor, torch.Tensor, int]:
-        k, d, t = size  # Bw = Bx = 1, eps = t: both ratios are scale-free
-        W = _into_l1_t(_t(v).reshape(k, d), 1.0)
-        K = int(K_rule(1.0, 1.0, t))
-        return W, _t(cover_flat_l1(W.detach().numpy(), 1.0, 1.0, t, K=K)), K
-
-    def spectral(size: tuple[int, int, float], v: object) -> torch.Tensor:
-        W, What, _ = cover(size, v)
-        return torch.linalg.matrix_norm(W - What, ord=2) / size[2]
-
-    def frobenius(size: tuple[int, int, float], v: object) -> torch.Tensor:
-        W, What, K = cover(size, v)
-        bound = (W.abs().sum() - torch.sum(W ** 2)) / (K + frobenius_K_offset)
-        return torch.sum((W - What) ** 2) / (bound + 1e-12)  # <= 1 iff the error <= bound + atol
-
-    sizes = pick(((1, 1, 0.9), (2, 1, _T_K[2]), (2, 2, _T_K[3]), (3, 2, _T_K[4])),
-                 ((1, 1, 0.9), (2, 1, _T_K[2]), (2, 2, _T_K[3]), (3, 2, _T_K[4]), (3, 4, _T_K[5]), (4, 4, 0.2)))
-    init = lambda z, g: random_l1_ball(g, z[0] * z[1], 1.0, 1)[0]  # noqa: E731
+    inst = linear_covering.l36_greedy_cover_instances(seed, pick(8, 60), K_rule=K_rule,
+                                                      frobenius_K_offset=frobenius_K_offset)
+    fro, fro_rhs, err, eps_list = inst["frobenius"], inst["frobenius_rhs"], inst["error"], inst["eps"]
+    spectral, frobenius = linear_covering_search.flat_cover_objectives(K_rule=K_rule,
+                                                                       frobenius_K_offset=frobenius_K_offset)
+    sizes = pick(((1, 1, 0.9), (2, 1, T_K[2]), (2, 2, T_K[3]), (3, 2, T_K[4])),
+                 ((1, 1, 0.9), (2, 1, T_K[2]), (2, 2, T_K[3]), (3, 2, T_K[4]), (3, 4, T_K[5]), (4, 4, 0.2)))
+    init = lambda z, g: linear_covering.random_l1_ball(g, z[0] * z[1], 1.0, 1)[0]  # noqa: E731
     res_f = maximize_over_sizes(frobenius, init, sizes, restarts=pick(6, 12), steps=pick(4, 40), seed=seed)
     res = maximize_over_sizes(spectral, init, sizes, restarts=pick(6, 12), steps=pick(4, 40), seed=seed + 1)
-    fro.extend(res_f.per_size.values())
-    fro_rhs.extend([1.0] * len(res_f.per_size))
-    err.extend(res.per_size.values())
-    eps_list.extend([strictly_below(1.0)] * len(res.per_size))
+    _with_search(fro, fro_rhs, res_f)
+    _with_search(err, eps_list, res, linear_covering.strictly_below(1.0))
     # Maurey's extreme instance: W = Bw/2 (k = d = 1), eps = Bw Bx (K = 1): every approximant (0 or
     # +-Bw) is Bw/2 away, and (Bw |W| - W^2)/K = Bw^2/4: equality
     W = np.array([[0.5]])
     K = int(K_rule(1.0, 1.0, 1.0))
     fro.append(float(np.sum((W - cover_flat_l1(W, 1.0, 1.0, 1.0, K=K)) ** 2)))
     fro_rhs.append((0.5 - 0.25) / (K + frobenius_K_offset))
-    for K, t in _DEEP_HOLES:  # one row (k = 1, d = 2K): sigma_max of the difference is its l2 norm
-        W = _deep_hole(K)[None, :]
-        err.append(float(np.linalg.norm(W - cover_flat_l1(W, 1.0, 1.0, t, K=int(K_rule(1.0, 1.0, t))), 2)))
-        eps_list.append(strictly_below(t))
-    draws = (f"{pick(8, 60)} random draws of (k, d in 1..4, Bw, Bx in [0.5, 2], eps/(Bw Bx) in [0.2, 0.9]), 5 "
-             "matrices each (3 uniform in the (1,1) ball, a vertex, a sparse one)")
-    adversary = ("adversarial L-BFGS + Nelder-Mead over the (1,1) ball, sizes (k, d, eps/(Bw Bx)) from (1, 1, 0.9), "
-                 "eps just above Bw Bx/sqrt(K) for K = 2..5")
+    # one row (k = 1, d = 2K): sigma_max of the difference is its l2 norm
+    holes = linear_covering.deep_hole_cover_errors(K_rule=K_rule, orientation="row")
+    err.extend(holes[0])
+    eps_list.extend(holes[1])
+    draws = (f"{pick(8, 60)} random draws of (k, d in 1..4, Bw, Bx in [0.5, 2], eps/(Bw Bx) in [0.2, 0.9]), "
+             f"5 matrices each (3 uniform in the (1,1) ball, a vertex, a sparse one)")
+    adversary = ("adversarial L-BFGS + Nelder-Mead over the (1,1) ball, sizes (k, d, eps/(Bw Bx)) from (1, "
+                 "1, 0.9), eps just above Bw Bx/sqrt(K) for K = 2..5")
     check_bound(fro, fro_rhs, "||W - hat W||_F^2 <= (Bw ||W||_{1,1} - ||W||_F^2)/K (Maurey)", atol=1e-12,
                 seed=seed, check="greedy-cover-frobenius", search=res_f,
-                families=[draws, adversary, "Maurey's extreme instance W = Bw/2 (k = d = 1), eps = Bw Bx (K = 1): "
+                families=[draws, adversary, "Maurey's extreme instance W = Bw/2 (k = d = 1), eps = Bw Bx (K "
+                                            "= 1): "
                           "error Bw^2/4 = RHS (ratio exactly 1)"])
     return check_bound(err, eps_list, "sup over the l2 input ball of ||(W - hat W)x||_2 < eps",
-                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value}, search=res,
+                       rtol=0.0, seed=seed, extra={"adversarial_worst_error_over_eps": res.best_value},
+                       search=res,
                        families=[draws + ", Bx sigma_max(W - hat W) and 20 random l2-ball inputs", adversary,
                                  _DEEP_HOLE_FAMILY + " (one row of 2K entries)", _DEEP_HOLE_GAP])
 
@@ -1175,40 +819,36 @@ def check_l36_explicit_cover(*, K_rule: Callable[[float, float, float], int] = m
     rng = np.random.default_rng(seed)
     Bw, Bx = 1.0, 1.0
     cases = [((1, 2), 0.8), ((1, 2), 0.55), ((2, 1), 0.6), ((2, 2), 0.75), ((1, 1), 0.8)]
-    covers = {c: _t(maurey_cover_points(c[0][0] * c[0][1], Bw, int(K_rule(Bw, Bx, c[1] * Bw * Bx)))
-                    .reshape(-1, *c[0])) for c in cases}
-
-    def dist(size: tuple[tuple[int, int], float], z: object) -> torch.Tensor:
-        (k, d), ratio = size
-        W = _into_l1_t(_t(z), Bw).reshape(k, d)
-        return Bx * torch.min(torch.linalg.matrix_norm(covers[size] - W[None], ord=2)) / (ratio * Bw * Bx)
-
-    res = maximize_over_sizes(dist, lambda z, g: random_l1_ball(g, z[0][0] * z[0][1], Bw, 1)[0], cases,
-                              restarts=pick(4, 20), steps=pick(30, 100), seed=seed)
+    dist, covers = linear_covering_search.enumerated_cover_objective(cases, K_rule=K_rule, matrix=True)
+    res = maximize_over_sizes(dist,
+                              lambda z, g: linear_covering.random_l1_ball(g, z[0][0] * z[0][1], Bw, 1)[0],
+                              cases, restarts=pick(4, 20), steps=pick(30, 100), seed=seed)
     rad, eps_list, sizes, counts = [], [], [], []
     for (k, d), ratio in cases:
         eps = ratio * Bw * Bx
         sizes.append(float(covers[((k, d), ratio)].shape[0]))
         counts.append(float(size_bound(2 * k * d, int(K_rule(Bw, Bx, eps)))))
-        found = max(float(dist(((k, d), ratio), p)) for p in random_l1_ball(rng, k * d, Bw, 100))
+        pts = linear_covering.random_l1_ball(rng, k * d, Bw, 100)
+        found = max(float(dist(((k, d), ratio), p)) for p in pts)
         rad.append(max(found, res.per_size[str(((k, d), ratio))]) * eps)
-        eps_list.append(strictly_below(eps))
-    for K, t in _DEEP_HOLES:  # one row (k = 1, d = 2K): the nearest enumerated point in sigma_max
-        pts = maurey_cover_points(2 * K, Bw, int(K_rule(Bw, Bx, t * Bw * Bx)))
-        rad.append(Bx * float(np.min(np.linalg.norm(pts - Bw * _deep_hole(K)[None, :], axis=1))))
-        eps_list.append(strictly_below(t * Bw * Bx))
+        eps_list.append(linear_covering.strictly_below(eps))
+    # one row (k = 1, d = 2K): the nearest enumerated point in sigma_max
+    holes = linear_covering.deep_hole_enumerated_distances(K_rule=K_rule)
+    rad.extend(holes[0])
+    eps_list.extend(holes[1])
     case_list = ", ".join(f"({k}x{d}, {r:g})" for (k, d), r in cases)
     check_bound(sizes, counts, "distinct cover points <= binom(2dk+K, K)", seed=seed,
                 check="enumerated-cover-size",
-                families=[f"(k x d, eps/(Bw Bx)) in {{{case_list}}}: distinct points counted exactly; loose by "
-                          "design: binom(2dk+K, K) counts index vectors, and different ones give the same point"],
+                families=[f"(k x d, eps/(Bw Bx)) in {{{case_list}}}: distinct points counted exactly; loose "
+                          f"by design: binom(2dk+K, K) counts index vectors, and different ones give the "
+                          f"same point"],
                 no_search="the number of distinct cover points depends only on the integers (dk, K); it is "
                           "counted exactly for every listed case, there is no continuous instance to search")
     return check_bound(rad, eps_list, "covering radius of the enumerated Lemma 3.6 cover < eps",
                        rtol=0.0, seed=seed, extra={"radius_over_eps": [r / e for r, e in zip(rad, eps_list)]},
                        search=res,
-                       families=[f"(k x d, eps/(Bw Bx)) in {{{case_list}}}, Bw = Bx = 1: 100 random points of the "
-                                 "(1,1) ball",
+                       families=[f"(k x d, eps/(Bw Bx)) in {{{case_list}}}, Bw = Bx = 1: 100 random points "
+                                 f"of the (1,1) ball",
                                  "adversarial L-BFGS + Nelder-Mead over the (1,1) ball, one size per case",
                                  _DEEP_HOLE_FAMILY + " (one row: sigma_max = l2 norm)", _DEEP_HOLE_GAP])
 
@@ -1226,46 +866,39 @@ def check_l36_size(*, bound: Callable[..., float] | None = None) -> CheckRecord:
 @claim_check("trauger-lemma-3-6", "packing-lower-bound", parts=("packing-distance",))
 def check_l36_packing(*, rhs: Callable[..., float] = log_cover_bound_lemma36,
                       packing_distance: float = 1.0) -> CheckRecord:
-    """``+-Bw E_ij`` are pairwise >= Bw Bx apart in sup over the l2 input ball: log N >= log(2dk) at eps <= Bw Bx/2.
+    """``+-Bw E_ij`` are pairwise >= Bw Bx apart in sup over the l2 input ball: log N >= log(2dk) at eps <= Bw
+    Bx/2.
 
     The lower bound is compared with the RHS on a grid of ``(d, k, eps)`` and by an adversary over
     ``eps`` (sizes ``(d, k)`` from ``(1, 1)``)."""
-    dmin = []
-    for k, d in [(1, 2), (2, 2), (3, 2)]:
-        atoms = [a.reshape(k, d) for a in l1_ball_atoms(k * d, 1.0)]
-        dmin.append(min(float(np.linalg.norm(A - B, 2)) for A, B in itertools.combinations(atoms, 2)))
-    check_bound([packing_distance] * len(dmin), dmin, "pairwise spectral distance >= Bw (times Bx)", rtol=1e-12,
+    dmin = linear_covering.flat_atom_packing_distances()
+    check_bound([packing_distance] * len(dmin), dmin, "pairwise spectral distance >= Bw (times "
+                                                      "Bx)", rtol=1e-12,
                 check="packing-distance", no_search=_PACKING_ENUMERATED,
-                families=["every pair of the 2dk matrices +-E_ij, (k, d) in {(1, 2), (2, 2), (3, 2)}; the minimum "
-                          "Bw is attained by E_11 and E_22 (k, d >= 2)"])
-    lhs, r = [], []
-    for d in (1, 2, 10, 100):
-        for k in (1, 2, 16, 1024):
-            for t in (0.5, 0.25):
-                lhs.append(math.log(2 * d * k))
-                r.append(rhs(d, k, 1.0, 1.0, t))
-
-    def ratio(size: tuple[int, int], v: object) -> torch.Tensor:
-        d, k = size
-        # eps = Bw Bx sigmoid(z) / 2 ranges over (0, Bw Bx / 2] (Bw = Bx = 1: RHS is scale-free)
-        return _numeric(lambda z: math.log(2 * d * k) / rhs(d, k, 1.0, 1.0, _sigmoid(z[0]) / 2), v)
-
-    res = maximize_over_sizes(ratio, lambda z, g: g.uniform(-3, 3, 1), pick(_PACKING_SIZES[:4], _PACKING_SIZES),
+                families=["every pair of the 2dk matrices +-E_ij, (k, d) in {(1, 2), (2, 2), (3, 2)}; the "
+                          "minimum Bw is attained by E_11 and E_22 (k, d >= 2)"])
+    lhs, r = linear_covering.packing_grid(rhs, lambda d, k: math.log(2 * d * k), (0.5, 0.25))
+    objective = linear_covering_search.packing_objective(rhs=rhs, lower=lambda d, k: math.log(2 * d * k),
+                                                         divisor=2)
+    res = maximize_over_sizes(objective, lambda z, g: g.uniform(-3, 3, 1),
+                              pick(PACKING_SIZES[:4], PACKING_SIZES),
                               restarts=pick(3, 10), steps=pick(20, 100), seed=53)
-    lhs.extend(res.per_size.values())
-    r.extend([1.0] * len(res.per_size))
+    _with_search(lhs, r, res)
     # the largest ratio: at eps = Bw Bx / 2 the RHS is 4 log(2dk + 1), so the ratio is
     # log(2dk) / (4 log(2dk + 1)) < 1/4, which tends to 1/4 as dk -> infinity
     family = "d = 1, eps = Bw Bx / 2 (the largest eps the packing allows), Bw = Bx = 1"
     limits = _packing_limit(rhs, log_cover_bound_lemma36, 0.5, 0.25, family, lhs, r)
     return check_bound(lhs, r, "packing lower bound log(2dk) <= RHS at eps <= Bw Bx / 2", search=res,
                        limits=limits,
-                       families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {0.5, 0.25}",
-                                 "adversarial L-BFGS + Nelder-Mead over eps in (0, Bw Bx/2], sizes (d, k) from (1, 1)",
+                       families=["grid d in {1, 2, 10, 100}, k in {1, 2, 16, 1024}, eps/(Bw Bx) in {0.5, "
+                                 "0.25}",
+                                 "adversarial L-BFGS + Nelder-Mead over eps in (0, Bw Bx/2], sizes (d, k) "
+                                 "from (1, 1)",
                                  f"{family}, k in {{1, 16, 1024, 2^20, 2^40}}",
-                                 "loose by design: a packing lower bound against the upper bound; the packing holds "
-                                 "only for eps <= Bw Bx/2, where the RHS carries (Bw Bx/eps)^2 >= 4, so the ratio is "
-                                 "log(2dk)/(4 log(2dk+1)) at most: sup 1/4, approached as dk -> infinity"])
+                                 "loose by design: a packing lower bound against the upper bound; the "
+                                 "packing holds only for eps <= Bw Bx/2, where the RHS carries (Bw Bx/eps)^2 "
+                                 ">= 4, so the ratio is log(2dk)/(4 log(2dk+1)) at most: sup 1/4, approached "
+                                 "as dk -> infinity"])
 
 
 @claim_check("trauger-lemma-3-6", "transpose-invariance")
@@ -1285,8 +918,9 @@ def check_l36_transpose(*, norm: Callable[[np.ndarray], float] = lambda W: mixed
 def check_l36_ceiling(*, printed_ceiling: bool = False) -> CheckRecord:
     """Erratum #18 (proof gap): the flattened Maurey cover exceeds the ceiling-free RHS for some eps."""
     return confirm_erratum(
-        *_ceiling_outcomes(log_cover_size_lemma36, log_cover_bound_lemma36, printed_ceiling),
-        description="the proof of Lemma 3.6 certifies ceil(Bw^2Bx^2/eps^2) log(2dk+1), not the ceiling-free form",
+        *linear_covering.ceiling_outcomes(log_cover_size_lemma36, log_cover_bound_lemma36, printed_ceiling),
+        description="the proof of Lemma 3.6 certifies ceil(Bw^2Bx^2/eps^2) log(2dk+1), not the ceiling-free "
+                    "form",
         printed_text="log N <= Bx^2 Bw^2 / eps^2 log(2dk+1)",
         corrected_text="log N <= ceil(Bx^2 Bw^2 / eps^2) log(2dk+1) (what the Maurey cover gives)",
         printed_tex=r"\log\mathcal N\le\frac{B_x^2B_w^2}{\epsilon^2}\log(2dk+1)",
@@ -1301,30 +935,16 @@ def check_sec34_norm_comparison(*, factor: Callable[[int], float] = float, seed:
 
     Random W, and an adversary (:func:`~attention_theory.search.maximize_over_sizes`: L-BFGS and
     Nelder-Mead, sizes ``(k, d, p)`` from ``(1, 1)``) maximising the ratio."""
-    rng = np.random.default_rng(seed)
-    lhs, rhs = [], []
-    for i in range(pick(200, 2000)):
-        k, d = int(rng.integers(1, 7)), int(rng.integers(1, 9))
-        W = rng.standard_normal((k, d))
-        if i % 5 == 0:
-            W = W / np.linalg.norm(W, axis=0, keepdims=True)
-        for p in (1, 2):
-            lhs.append(mixed_norm(W, p, 1))
-            rhs.append(factor(d) * mixed_norm(W, p, math.inf))
-
-    def ratio(size: tuple[int, int, int], v: object) -> torch.Tensor:
-        k, d, p = size
-        cols = _lq_t(_t(v).reshape(k, d), float(p), dim=0)
-        return cols.sum() / (factor(d) * cols.max() + 1e-300)
-
-    sizes = pick(((1, 1, 1), (1, 2, 2), (2, 3, 1), (3, 4, 2)), ((1, 1, 1), (1, 2, 2), (2, 3, 1), (3, 4, 2), (5, 8, 1),
-                                                                 (2, 8, 2)))
-    res = maximize_over_sizes(ratio, lambda z, g: g.standard_normal(z[0] * z[1]), sizes,
+    lhs, rhs = linear_covering.sec34_instances(seed, pick(200, 2000), factor=factor)
+    sizes = pick(((1, 1, 1), (1, 2, 2), (2, 3, 1), (3, 4, 2)),
+                 ((1, 1, 1), (1, 2, 2), (2, 3, 1), (3, 4, 2), (5, 8, 1), (2, 8, 2)))
+    res = maximize_over_sizes(linear_covering_search.sec34_objective(factor=factor),
+                              lambda z, g: g.standard_normal(z[0] * z[1]), sizes,
                               restarts=pick(3, 10), steps=pick(15, 100), seed=seed)
-    lhs.extend(res.per_size.values())
-    rhs.extend([1.0] * len(res.per_size))
+    _with_search(lhs, rhs, res)
     return check_bound(lhs, rhs, "||W||_{p,1} <= d ||W||_{p,inf}", rtol=1e-12, seed=seed, search=res,
-                       families=[f"{pick(200, 2000)} random Gaussian W (k in 1..6, d in 1..8), every 5th with unit "
+                       families=[f"{pick(200, 2000)} random Gaussian W (k in 1..6, d in 1..8), every 5th "
+                                 f"with unit "
                                  "columns (equality), p in {1, 2}",
                                  "adversarial L-BFGS + Nelder-Mead over W, sizes (k, d, p) from (1, 1, 1)"])
 
@@ -1352,69 +972,40 @@ def check_app_a_row_cover(*, radius_factor: Callable[[int, float], float] = lamb
     size of the product cover, ``k log |scalar cover|``, is recorded (it is a count, not a
     statement that could fail).
     """
-    rng = np.random.default_rng(seed)
-    lhs, rhs, sizes, tight = [], [], [], 0.0
-    for trial in range(pick(6, 40)):
-        k, d, n = int(rng.integers(2, 6)), int(rng.integers(2, 4)), 8
-        Bw, Bx = 1.0, 1.0
-        eps = Bw * Bx * float(rng.uniform(0.4, 0.9))
-        K = maurey_K(Bw, Bx, eps)
-        X = rng.standard_normal((n, d))
-        X = Bx * X / np.linalg.norm(X, axis=1, keepdims=True)
-        W = random_l1_ball(rng, d, Bw, k)
-        What = cover_rows(W, lambda w: l1_maurey_approx(w, Bw, K))
-        for q in (1.0, 2.0, math.inf):
-            e = float(np.max(_lq((W - What) @ X.T, q, axis=0)))
-            lhs.append(e)
-            rhs.append(strictly_below(radius_factor(k, q) * eps))
-            tight = max(tight, e / (radius_factor(k, q) * eps))
-        sizes.append(k * math.log(maurey_cover_points(d, Bw, K).shape[0]))
-
-    def ratio(size: tuple[int, int, float, float, bool], v: object) -> torch.Tensor:
-        k, d, t, q, tied = size  # Bw = Bx = 1, eps = t: the ratio is scale-free
-        v = _t(v)
-        n = d if tied else k * d  # tied: all k rows equal one searched row
-        W = _into_l1_t(v[:n].reshape(-1, d), 1.0, dim=1)  # every row in the l1 ball
-        x = v[n:] / torch.clamp(torch.linalg.vector_norm(v[n:]), min=1.0)  # in the l2 ball
-        K = maurey_K(1.0, 1.0, t)
-        What = _t(cover_rows(W.detach().numpy(), lambda w: l1_maurey_approx(w, 1.0, K)))
-        return _lq_t(((W - What) @ x).expand(k), q) / (radius_factor(k, q) * t)
-
-    def init(size: tuple[int, int, float, float, bool], g: np.random.Generator) -> np.ndarray:
-        k, d, tied = size[0], size[1], size[4]
-        return np.concatenate([random_l1_ball(g, d, 1.0, 1 if tied else k).ravel(), g.standard_normal(d)])
+    inst = linear_covering.app_a_row_cover_instances(seed, pick(6, 40), radius_factor=radius_factor)
+    lhs, rhs, sizes, tight = inst["error"], inst["bound"], inst["log_sizes"], inst["tightness"]
+    ratio, init = linear_covering_search.app_a_row_cover_objective(radius_factor=radius_factor)
 
     # sizes (k, d, eps / (Bw Bx), q, tied rows): equal rows make the k^{1/q} factor nearly tight
-    sz = pick(((1, 1, 0.9, 1.0, False), (2, 2, _T_K[2], 1.0, True), (3, 2, _T_K[3], 2.0, True),
-               (2, 2, _T_K[4], math.inf, False)),
-              ((1, 1, 0.9, 1.0, False), (2, 2, _T_K[2], 1.0, True), (3, 2, _T_K[3], 2.0, True),
-               (2, 2, _T_K[4], math.inf, False), (4, 3, _T_K[5], 1.0, True), (5, 2, _T_K[2], 2.0, False),
-               (3, 3, 0.8, math.inf, True), (2, 3, _T_K[2], 1.0, False)))
+    sz = pick(((1, 1, 0.9, 1.0, False), (2, 2, T_K[2], 1.0, True), (3, 2, T_K[3], 2.0, True),
+               (2, 2, T_K[4], math.inf, False)),
+              ((1, 1, 0.9, 1.0, False), (2, 2, T_K[2], 1.0, True), (3, 2, T_K[3], 2.0, True),
+               (2, 2, T_K[4], math.inf, False), (4, 3, T_K[5], 1.0, True), (5, 2, T_K[2], 2.0, False),
+               (3, 3, 0.8, math.inf, True), (2, 3, T_K[2], 1.0, False)))
     res = maximize_over_sizes(ratio, init, sz, restarts=pick(8, 20), steps=pick(8, 60), seed=seed)
-    lhs.extend(res.per_size.values())
-    rhs.extend([strictly_below(1.0)] * len(res.per_size))
-    for K, t in _DEEP_HOLES:  # k = 2 equal rows (the deep hole, d = 2K), x along the row's error (Bw = Bx = 1)
-        w = _deep_hole(K)
-        diff = w - l1_maurey_approx(w, 1.0, maurey_K(1.0, 1.0, t))
-        x = diff / np.linalg.norm(diff)
-        for q in (1.0, 2.0, math.inf):
-            lhs.append(float(_lq(np.full(2, diff @ x), q)))
-            rhs.append(strictly_below(radius_factor(2, q) * t))
+    _with_search(lhs, rhs, res, linear_covering.strictly_below(1.0))
+    # k = 2 equal rows (the deep hole, d = 2K), x along the row's error (Bw = Bx = 1)
+    holes = linear_covering.app_a_deep_hole_errors(radius_factor=radius_factor)
+    lhs.extend(holes[0])
+    rhs.extend(holes[1])
     return check_bound(lhs, rhs, "row-wise cover error < k^{1/q} eps for q in {1, 2, inf}", rtol=0.0,
                        seed=seed, extra={"max_ratio_to_k1q_eps": max(tight, res.best_value),
                                          "log_product_cover_sizes": sizes}, search=res,
-                       families=[f"{pick(6, 40)} random draws (k in 2..5 rows uniform in the l1 ball, d in 2..3, 8 unit "
+                       families=[f"{pick(6, 40)} random draws (k in 2..5 rows uniform in the l1 ball, d in "
+                                 f"2..3, 8 unit "
                                  "points, eps/(Bw Bx) in [0.4, 0.9]), q in {1, 2, inf}",
-                                 "adversarial L-BFGS + Nelder-Mead on W and x, sizes (k, d, eps/(Bw Bx), q, tied rows) "
-                                 "from (1, 1, 0.9, 1), eps just above Bw Bx/sqrt(K) for K = 2..5",
-                                 _DEEP_HOLE_FAMILY + " (k = 2 equal rows, x along their error, q in {1, 2, inf})",
+                                 "adversarial L-BFGS + Nelder-Mead on W and x, sizes (k, d, eps/(Bw Bx), q, "
+                                 "tied rows) from (1, 1, 0.9, 1), eps just above Bw Bx/sqrt(K) for K = 2..5",
+                                 _DEEP_HOLE_FAMILY + " (k = 2 equal rows, x along their error, q in {1, 2, "
+                                                     "inf})",
                                  _DEEP_HOLE_GAP])
 
 
 @claim_check("trauger-app-a", "abs-power")
-def check_app_a_abs_power(*, printed: Callable[[np.ndarray, float], float] = lambda v, q: float(np.sum(v ** q)),
-                          seed: int = 71) -> CheckRecord:
-    """Erratum #17 (App. A): ``||v||_q^q = sum_j (v_j)^q`` fails for odd q and negative entries; ``|v_j|^q`` holds."""
+def check_app_a_abs_power(*, printed: Callable[[np.ndarray, float], float] =
+                          lambda v, q: float(np.sum(v ** q)), seed: int = 71) -> CheckRecord:
+    """Erratum #17 (App. A): ``||v||_q^q = sum_j (v_j)^q`` fails for odd q and negative entries; ``|v_j|^q``
+    holds."""
     rng = np.random.default_rng(seed)
     vs = [rng.standard_normal(5) for _ in range(30)]
     qs = [1.0, 3.0]

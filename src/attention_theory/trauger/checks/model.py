@@ -1,7 +1,7 @@
 """Checks of Trauger & Tewari, Sec. 2.6: the attention head, multi-head layer, L-layer block, read-out.
 
 The chapter ``book/trauger/model.md`` calls each check with the paper's definition;
-``tests/trauger/test_negative_controls_trauger_model.py`` calls it with a wrong variant (a
+``tests/trauger/test_nc_model.py`` calls it with a wrong variant (a
 transposed factor, a causal mask, a projection in the wrong norm...), which must raise
 :class:`~attention_theory.verify.ClaimViolation`.
 """
@@ -26,7 +26,10 @@ from attention_theory.verify import (
     identity_outcome,
 )
 
-__all__ = ['check_block_parameter_count', 'check_block_row_norms', 'check_head_equivariance', 'check_head_factored_form', 'check_head_parameter_count', 'check_head_softmax_rows', 'check_multihead_concat', 'check_proj_norm_idempotent', 'check_proj_norm_lipschitz', 'check_scalar_bounded', 'check_scalar_linear']
+__all__ = ['check_block_parameter_count', 'check_block_row_norms', 'check_head_equivariance',
+           'check_head_factored_form', 'check_head_parameter_count', 'check_head_softmax_rows',
+           'check_multihead_concat', 'check_proj_norm_idempotent', 'check_proj_norm_lipschitz',
+           'check_scalar_bounded', 'check_scalar_linear']
 
 
 _SIGMAS = ("identity", "relu", "tanh", "2tanh")
@@ -41,7 +44,8 @@ def check_head_factored_form(*, qk: Callable[[torch.Tensor, torch.Tensor], torch
     for i in range(pick(30, 300)):
         T, d, k, kq = (int(rng.integers(1, 9)), int(rng.integers(2, 7)), int(rng.integers(1, 6)),
                        int(rng.integers(1, 5)))
-        X, WQ, WK = f64(rng.standard_normal((T, d))), f64(rng.standard_normal((d, kq))), f64(rng.standard_normal((d, kq)))
+        X, WQ = f64(rng.standard_normal((T, d))), f64(rng.standard_normal((d, kq)))
+        WK = f64(rng.standard_normal((d, kq)))
         Wv, Wc = f64(rng.standard_normal((d, k))), f64(rng.standard_normal((k, d)))
         sig = _SIGMAS[i % 4]
         ref.append(tm.attention_head_factored(WQ, WK, Wv, Wc, X, sig).numpy().ravel())
@@ -156,7 +160,8 @@ def check_proj_norm_idempotent(*, proj: Callable[[torch.Tensor], torch.Tensor] =
     rng = np.random.default_rng(seed)
     once, twice, norms = [], [], []
     for _ in range(pick(100, 1000)):
-        Z = f64(rng.standard_normal((int(rng.integers(1, 10)), int(rng.integers(1, 8)))) * rng.choice([0.1, 1, 10]))
+        rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 8))
+        Z = f64(rng.standard_normal((rows, cols)) * rng.choice([0.1, 1, 10]))
         P = proj(Z)
         once.append(P.numpy().ravel())
         twice.append(proj(P).numpy().ravel())
@@ -170,8 +175,8 @@ def check_proj_norm_idempotent(*, proj: Callable[[torch.Tensor], torch.Tensor] =
     norms.extend(res.per_size.values())
     check_bound(norms, np.ones(len(norms)), "rows of Pi_norm(Z) have l2 norm <= 1", rtol=1e-12,
                 seed=seed, check="proj-unit-rows", search=res,
-                families=[f"{pick(100, 1000)} random Gaussian Z (1..9 rows, 1..7 columns) scaled by 0.1, 1 or 10 "
-                          "(every row outside the ball is mapped to norm exactly 1)",
+                families=[f"{pick(100, 1000)} random Gaussian Z (1..9 rows, 1..7 columns) scaled by 0.1, 1 "
+                          f"or 10 (every row outside the ball is mapped to norm exactly 1)",
                           "adversarial L-BFGS + Nelder-Mead over one row, lengths n in {1, 2, 5}"])
     return check_identity(np.concatenate(twice), np.concatenate(once), "Pi_norm is idempotent",
                           atol=1e-14, seed=seed)
@@ -203,13 +208,14 @@ def check_proj_norm_lipschitz(*, constant: float = 1.0, seed: int = 6) -> CheckR
     ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), constant), f"Pi_norm is {constant:g}-Lipschitz in l2",
                        rtol=1e-12, seed=seed, params={"constant": constant},
-                       families=[f"{pick(300, 3000)} random pairs of rows (n in 1..7) scaled by 0.3, 1 or 5 (pairs "
-                                 "inside the unit ball: ratio exactly 1)",
+                       families=[f"{pick(300, 3000)} random pairs of rows (n in 1..7) scaled by 0.3, 1 or 5 "
+                                 f"(pairs inside the unit ball: ratio exactly 1)",
                                  "adversarial L-BFGS + Nelder-Mead over pairs, lengths n in {1, 2, 5}"],
                        extra={"adversarial_best": best}, search=res)
 
 
-def _unpack_block(v: torch.Tensor, T: int, d: int, k: int, L: int) -> tuple[torch.Tensor, list[tm.Layer], torch.Tensor]:
+def _unpack_block(v: torch.Tensor, T: int, d: int, k: int,
+                  L: int) -> tuple[torch.Tensor, list[tm.Layer], torch.Tensor]:
     """Split a flat vector into ``X`` (``T x d``), ``L`` layers and the remaining entries."""
     v = torch.as_tensor(v, dtype=torch.float64)
     X, o, layers = v[:T * d].reshape(T, d), T * d, []
@@ -268,16 +274,18 @@ def check_block_row_norms(*, proj: Callable[[torch.Tensor], torch.Tensor] | None
         X, layers, _ = _unpack_block(v, T, d, k, L)
         return torch.stack([torch.linalg.vector_norm(g, dim=-1).max() for g in outputs(layers, X, sig)]).max()
 
-    res = maximize_over_sizes(largest_row, lambda z, g: g.standard_normal(_block_size(*z[:4])) * 3, _block_sizes(),
+    res = maximize_over_sizes(largest_row, lambda z, g: g.standard_normal(_block_size(*z[:4])) * 3,
+                              _block_sizes(),
                               restarts=pick(2, 8), steps=pick(4, 100), seed=seed)
     norms.extend(res.per_size.values())
     return check_bound(norms, np.ones(len(norms)), "rows of g^(i), i >= 2, have l2 norm <= 1",
                        rtol=1e-12, seed=seed, search=res,
-                       families=[f"{pick(40, 400)} random blocks (T in 1..9, d in 2..5, k in 1..4, L in 1..3, tokens "
-                                 "of scale 5, B_qk in [0, 3], B_v, B_c in [0.5, 5]), the four activations in turn "
-                                 "(rows projected from outside the ball have norm exactly 1)",
-                                 "adversarial L-BFGS + Nelder-Mead on X and all weights, sizes (T, d, k, L, sigma) "
-                                 "from (1, 1, 1, 1, identity)"])
+                       families=[f"{pick(40, 400)} random blocks (T in 1..9, d in 2..5, k in 1..4, L in "
+                                 f"1..3, tokens of scale 5, B_qk in [0, 3], B_v, B_c in [0.5, 5]), the four "
+                                 f"activations in turn (rows projected from outside the ball have norm "
+                                 f"exactly 1)",
+                                 "adversarial L-BFGS + Nelder-Mead on X and all weights, sizes (T, d, k, L, "
+                                 "sigma) from (1, 1, 1, 1, identity)"])
 
 
 def _graph_leaves(out: torch.Tensor) -> list[torch.Tensor]:
@@ -298,7 +306,8 @@ def _graph_leaves(out: torch.Tensor) -> list[torch.Tensor]:
 
 
 @claim_check("trauger-def-2-6-3", "parameter-count")
-def check_block_parameter_count(*, model: Callable[..., torch.Tensor] | None = None, seed: int = 8) -> CheckRecord:
+def check_block_parameter_count(*, model: Callable[..., torch.Tensor] | None = None,
+                                seed: int = 8) -> CheckRecord:
     """The number of trainable weights the model's output depends on does not change with ``T``.
 
     The same weights (``requires_grad``) run on ``T in {1, 10, 1000}`` tokens; the weights are read
@@ -309,7 +318,8 @@ def check_block_parameter_count(*, model: Callable[..., torch.Tensor] | None = N
     """
     rng = np.random.default_rng(seed)
     d, k, L = 6, 3, 3
-    layers = [tm.Layer(*(t.detach().clone().requires_grad_() for t in p)) for p in tm.random_block(rng, L, d, k)]
+    layers = [tm.Layer(*(t.detach().clone().requires_grad_() for t in p))
+              for p in tm.random_block(rng, L, d, k)]
     w = f64(rng.standard_normal(d)).requires_grad_()
     run = model or (lambda layers, w, X: tm.block(layers, X, "relu")[0] @ w)
     counts, Ts = [], (1, 10, 1000)
@@ -342,7 +352,8 @@ def check_scalar_linear(*, cls_row: int = 0, seed: int = 9) -> CheckRecord:
         a, b = rng.standard_normal(2)
         sig = _SIGMAS[i % 4]
         comp.append(float(tm.scalar_output(layers, a * w1 + b * w2, X, sig)))
-        ref.append(a * float(tm.scalar_output(layers, w1, X, sig)) + b * float(tm.scalar_output(layers, w2, X, sig)))
+        ref.append(a * float(tm.scalar_output(layers, w1, X, sig))
+                   + b * float(tm.scalar_output(layers, w2, X, sig)))
         comp.append(float(tm.scalar_output(layers, w1, X, sig)))
         ref.append(float(tm.block(layers, X, sig)[cls_row] @ w1))
     return check_identity(comp, ref, "g_scalar(X; w) = w^T g^(L+1)(X)_[CLS], linear in w",
@@ -366,20 +377,24 @@ def check_scalar_bounded(*, factor: float = 1.0, seed: int = 10) -> CheckRecord:
         X = f64(rng.standard_normal((T, d)) * 3)
         layers = tm.random_block(rng, L, d, k, B_qk=2.0, B_v=3.0, B_c=3.0)
         w = f64(rng.standard_normal(d))
-        ratios.append(abs(float(tm.scalar_output(layers, w, X, _SIGMAS[i % 4]))) / float(torch.linalg.vector_norm(w)))
+        out = tm.scalar_output(layers, w, X, _SIGMAS[i % 4])
+        ratios.append(abs(float(out)) / float(torch.linalg.vector_norm(w)))
 
     def obj(size: tuple, v: torch.Tensor) -> torch.Tensor:
         T, d, k, L, sig = size
         X, layers, w = _unpack_block(v, T, d, k, L)
         return torch.abs(tm.scalar_output(layers, w, X, sig)) / (torch.linalg.vector_norm(w) + 1e-300)
 
-    res = maximize_over_sizes(obj, lambda z, g: g.standard_normal(_block_size(*z[:4]) + z[1]) * 2, _block_sizes(),
+    res = maximize_over_sizes(obj, lambda z, g: g.standard_normal(_block_size(*z[:4]) + z[1]) * 2,
+                              _block_sizes(),
                               restarts=pick(2, 8), steps=pick(4, 100), seed=seed)
     ratios.extend(res.per_size.values())
     return check_bound(ratios, np.full(len(ratios), factor), f"|g_scalar| <= {factor:g} ||w||_2",
                        rtol=1e-12, seed=seed, params={"factor": factor},
-                       families=[f"{pick(40, 400)} random blocks (T in 2..7, d in 2..5, k in 1..4, L in 1..3, tokens "
-                                 "of scale 3, B_qk = 2, B_v = B_c = 3), Gaussian w, the four activations in turn",
-                                 "adversarial L-BFGS + Nelder-Mead on X, w and all weights, sizes (T, d, k, L, sigma) "
-                                 "from (1, 1, 1, 1, identity): the [CLS] row of unit norm aligned with w gives 1"],
+                       families=[f"{pick(40, 400)} random blocks (T in 2..7, d in 2..5, k in 1..4, L in "
+                                 f"1..3, tokens of scale 3, B_qk = 2, B_v = B_c = 3), Gaussian w, the four "
+                                 f"activations in turn",
+                                 "adversarial L-BFGS + Nelder-Mead on X, w and all weights, sizes (T, d, k, "
+                                 "L, sigma) from (1, 1, 1, 1, identity): the [CLS] row of unit norm aligned "
+                                 "with w gives 1"],
                        extra={"adversarial_best": res.best_value}, search=res)

@@ -1,7 +1,7 @@
 """Checks of Trauger & Tewari, Sec. 5 and App. G: masked-word prediction reduced to the scalar case.
 
 The chapter ``book/trauger/word-masking.md`` calls these with the paper's version;
-``tests/trauger/test_negative_controls_trauger_word_masking.py`` with a wrong one.  The 2-Lipschitz
+``tests/trauger/test_nc_word_masking.py`` with a wrong one.  The 2-Lipschitz
 property of the cross-entropy (``trauger-app-g``) is checked in the Foundations chapter.
 """
 
@@ -34,11 +34,13 @@ from attention_theory.verify import (
     not_checkable,
 )
 
-__all__ = ['check_bound_flat_in_t', 'check_masked_loss_formula', 'check_maurer_explicit', 'check_reduction_to_cls', 'check_row_restriction', 'record_foster_rakhlin']
+__all__ = ['check_bound_flat_in_t', 'check_masked_loss_formula', 'check_maurer_explicit',
+           'check_reduction_to_cls', 'check_row_restriction', 'record_foster_rakhlin']
 
 
 @claim_check("trauger-eq-5-1", "ce-formula", parts=("torch-agreement",))
-def check_masked_loss_formula(*, formula: Callable[[np.ndarray, np.ndarray], np.ndarray] = printed_masked_loss,
+def check_masked_loss_formula(*, formula: Callable[[np.ndarray, np.ndarray], np.ndarray] =
+                              printed_masked_loss,
                               torch_label_shift: int = 0, seed: int = 60) -> CheckRecord:
     """Eq. 5.1 equals ``-x_{c*} + log sum_c exp(x_c)`` (``losses.cross_entropy``), which equals (part
     ``torch-agreement``) ``torch.nn.functional.cross_entropy`` (float64), for ``K in {2, 10, 1000}``
@@ -52,7 +54,8 @@ def check_masked_loss_formula(*, formula: Callable[[np.ndarray, np.ndarray], np.
             y = np.eye(K)[c]
             comp.extend(formula(x, y))
             ref.extend(cross_entropy(x, c))
-            ref_t.extend(torch.nn.functional.cross_entropy(torch.as_tensor(x), torch.as_tensor((c + torch_label_shift) % K),
+            ref_t.extend(torch.nn.functional.cross_entropy(torch.as_tensor(x),
+                                                           torch.as_tensor((c + torch_label_shift) % K),
                                                            reduction="none").numpy())
     check_identity(ref, ref_t, "losses.cross_entropy = torch cross_entropy (float64)", atol=1e-10,
                    check="torch-agreement")
@@ -62,7 +65,8 @@ def check_masked_loss_formula(*, formula: Callable[[np.ndarray, np.ndarray], np.
 
 @claim_check("trauger-thm-5-1", "row-restriction")
 def check_row_restriction(*, row_shift: int = 0, seed: int = 61) -> CheckRecord:
-    """``(W Y_tau)_s = W_s Y_tau`` depends only on the row ``W_s``: perturbing every other row leaves it unchanged."""
+    """``(W Y_tau)_s = W_s Y_tau`` depends only on the row ``W_s``: perturbing every other row leaves it
+    unchanged."""
     rng = np.random.default_rng(seed)
     comp, ref = [], []
     for _ in range(pick(50, 500)):
@@ -73,7 +77,8 @@ def check_row_restriction(*, row_shift: int = 0, seed: int = 61) -> CheckRecord:
         W2[s] = W[s]
         comp.extend(masked_logits(W2, Y)[:, s])
         ref.extend(Y @ W[(s + row_shift) % K])
-    return check_identity(comp, ref, "(W Y_tau)_s = W_s Y_tau, whatever the other rows", atol=1e-12, seed=seed,
+    return check_identity(comp, ref, "(W Y_tau)_s = W_s Y_tau, whatever the other rows", atol=1e-12,
+                          seed=seed,
                           params={"row_shift": row_shift})
 
 
@@ -84,7 +89,8 @@ def check_reduction_to_cls(*, transpose: bool = True, seed: int = 62) -> CheckRe
     rng = np.random.default_rng(seed)
     comp, ref = [], []
     for _ in range(pick(20, 200)):
-        d, k, T, K = int(rng.integers(2, 6)), int(rng.integers(1, 5)), int(rng.integers(2, 30)), int(rng.integers(2, 6))
+        d, k = int(rng.integers(2, 6)), int(rng.integers(1, 5))
+        T, K = int(rng.integers(2, 30)), int(rng.integers(2, 6))
         X = rng.standard_normal((T, d))
         tau = int(rng.integers(0, T))
         x_mask = rng.standard_normal(d)
@@ -151,7 +157,8 @@ def _loss_rad_m1_k2() -> float:
 
 def _small_m_loss_search(seed: int = 63, *, k: int = 1, clip: float = 10.0) -> SizedSearch:
     """Adversarial lower estimates of ``Rad_m`` of the clipped masked-word loss class (the class of
-    :func:`~attention_theory.trauger.word_masking.loss_class_mc` with ``B_x = B_w = B_QK = 1``) at small ``m``.
+    :func:`~attention_theory.trauger.word_masking.loss_class_mc` with ``B_x = B_w = B_QK = 1``) at small
+    ``m``.
 
     Every one of the ``2^m`` sign vectors gets its own weights ``(W, W_c, W_v, W_QK)`` mapped onto
     their budgets; labels ``c_i = i mod K``; tokens and the mask embedding lie in the unit l2 ball.
@@ -175,7 +182,8 @@ def _small_m_loss_search(seed: int = 63, *, k: int = 1, clip: float = 10.0) -> S
 
 
 @claim_check("trauger-thm-5-1", "maurer-explicit")
-def check_maurer_explicit(results: list[dict[str, Any]] | None = None, *, bound_factor: float = 1.0) -> CheckRecord:
+def check_maurer_explicit(*, results: list[dict[str, Any]] | None = None,
+                          bound_factor: float = 1.0) -> CheckRecord:
     """MC lower estimate of ``Rad(loss o F)`` <= ``2 K max_s Rad(F_s)`` (Maurer's vector contraction with
     the l2 constant sqrt 2 of the cross-entropy) with the scalar bound of Thm 4.1 / the trivial bound.
 
@@ -183,7 +191,8 @@ def check_maurer_explicit(results: list[dict[str, Any]] | None = None, *, bound_
     ratios to the same bound."""
     results = results or [loss_class_mc(K=K, m=64, T=T, seed=K + T) for K in (2, 4) for T in (4, 32)]
     lhs = [r["mean"] for r in results]
-    rhs = [bound_factor * tb.thm51_maurer_bound(r["K"], _scalar_bound(r["B_w"], r["Bx"], r["B_qk"], r["m"], r["d"]))
+    rhs = [bound_factor * tb.thm51_maurer_bound(r["K"],
+                                                _scalar_bound(r["B_w"], r["Bx"], r["B_qk"], r["m"], r["d"]))
            for r in results]
     res = _small_m_loss_search()
     lhs += [res.per_size[str(s)] / tb.thm51_maurer_bound(s[2], _scalar_bound(1.0, 1.0, 1.0, s[0], s[3]))
@@ -195,24 +204,26 @@ def check_maurer_explicit(results: list[dict[str, Any]] | None = None, *, bound_
     configs = ", ".join(f"(K={r['K']}, T={r['T']}, m={r['m']})" for r in results)
     return check_bound(lhs, rhs, "Rad(clipped masked-word loss class) <= 2 K max_s Rad(F_s) (explicit; "
                        "adversarial samples at small m as ratios)",
-                       params={"bound_factor": bound_factor, "configs": [(r["K"], r["T"], r["m"]) for r in results]},
+                       params={"bound_factor": bound_factor,
+                               "configs": [(r["K"], r["T"], r["m"]) for r in results]},
                        search=res, extra={"exact_m1_K2_ratio": exact},
                        families=[f"Monte-Carlo lower estimates (batched Adam over all weights) at {configs}",
-                                 "adversarial L-BFGS + Nelder-Mead over tokens, mask embedding and one set of weights "
-                                 "per sign vector (all 2^m enumerated), sizes (m, T, K, d) in "
+                                 f"adversarial L-BFGS + Nelder-Mead over tokens, mask embedding and one set "
+                                 f"of weights per sign vector (all 2^m enumerated), sizes (m, T, K, d) in "
                                  f"{{{', '.join(map(str, _LOSS_SIZES))}}}, k = 1, clip 10",
-                                 "exact m = 1, K = 2 instance (T = d = k = 1, token 1, W_v = W_c = 1, W = (-1, 1) "
-                                 "for eps = +1 and (1, -1) for eps = -1): Rad_1 = (softplus(2) - softplus(-2))/2 = 1 "
-                                 "against 2K B B_x = 4, ratio exactly 1/4",
-                                 "loose by design: the explicit Maurer route pays sqrt 2 (Maurer) x sqrt 2 (the CE's "
-                                 "l2 Lipschitz constant) x K (a sum over the rows) = 2K; at m = 1 (scalar bound "
-                                 "B B_x) Rad_1 is half the CE's range over logits in [-B B_x, B B_x], which is 2 B B_x "
-                                 "at K = 2 and below 4 B B_x for every K, so the ratio is 1/4 at K = 2 and below 1/K "
-                                 "beyond; the search finds nothing above 1/4"])
+                                 "exact m = 1, K = 2 instance (T = d = k = 1, token 1, W_v = W_c = 1, W = "
+                                 "(-1, 1) for eps = +1 and (1, -1) for eps = -1): Rad_1 = (softplus(2) - "
+                                 "softplus(-2))/2 = 1 against 2K B B_x = 4, ratio exactly 1/4",
+                                 "loose by design: the explicit Maurer route pays sqrt 2 (Maurer) x sqrt 2 "
+                                 "(the CE's l2 Lipschitz constant) x K (a sum over the rows) = 2K; at m = 1 "
+                                 "(scalar bound B B_x) Rad_1 is half the CE's range over logits in [-B B_x, "
+                                 "B B_x], which is 2 B B_x at K = 2 and below 4 B B_x for every K, so the "
+                                 "ratio is 1/4 at K = 2 and below 1/K beyond; the search finds nothing above "
+                                 "1/4"])
 
 
 @claim_check("trauger-thm-5-1", "bound-flat-in-t")
-def check_bound_flat_in_t(results: list[dict[str, Any]] | None = None, *,
+def check_bound_flat_in_t(*, results: list[dict[str, Any]] | None = None,
                           quantity: Callable[[int, int], float] | None = None, margin: float = T_TREND_MARGIN,
                           n_boot: int = 2000, seed: int = 0) -> CheckRecord:
     """The measured complexity of the loss class does not grow with ``T`` (one-sided equivalence test).
@@ -241,10 +252,11 @@ def check_bound_flat_in_t(results: list[dict[str, Any]] | None = None, *,
         raise ValueError("check_bound_flat_in_t needs, for some K, results at two or more T")
     worst = max(v["high"] / v["bound"] for v in table.values())
     return check_interval(worst, -1.0, margin,
-                          "upper 95% bootstrap limit of the slope in ln T of the loss-class estimate, "
+                          f"upper 95% bootstrap limit of the slope in ln T of the loss-class estimate, "
                           f"divided by the T-free bound 2K min(Thm 4.1, B B_x), <= {margin:g}",
                           n_instances=sum(len(v["T"]) for v in table.values()), seed=seed,
-                          params={"margin": margin, "n_boot": n_boot, "series": "mc" if quantity is None else "given"},
+                          params={"margin": margin, "n_boot": n_boot,
+                                  "series": "mc" if quantity is None else "given"},
                           extra={"per_K": table})
 
 

@@ -51,9 +51,9 @@ import math
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_seed
 from attention_theory.trauger._args import check_float_tensor, check_int_tensor
 from attention_theory.trauger.sparse_majority.data import check_index_set_size
+from attention_theory.validation import check_int, check_seed
 
 __all__ = [
     "STREAMS",
@@ -387,7 +387,8 @@ class TextbookModel(torch.nn.Module):
                    "Wo": (self.o.weight, ()), "bo": (self.o.bias, ())}
         else:
             a = self.mha
-            out = {"Wq": (a.q_proj_weight, (slice(None), slice(0, d))), "bq": (a.in_proj_bias, (slice(0, E),)),
+            out = {"Wq": (a.q_proj_weight, (slice(None), slice(0, d))),
+                   "bq": (a.in_proj_bias, (slice(0, E),)),
                    "Wk": (a.k_proj_weight, ()), "bk": (a.in_proj_bias, (slice(E, 2 * E),)),
                    "Wv": (a.v_proj_weight, ()), "bv": (a.in_proj_bias, (slice(2 * E, 3 * E),)),
                    "Wo": (a.out_proj.weight, (slice(0, d),)), "bo": (a.out_proj.bias, (slice(0, d),))}

@@ -42,7 +42,6 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
-from attention_theory._validate import check_bool, check_callable, check_int, check_seed
 from attention_theory.trauger._args import check_sequence
 from attention_theory.trauger.sparse_majority.authors_model import (
     TextbookModel,
@@ -56,12 +55,13 @@ from attention_theory.trauger.sparse_majority.protocol import (
     protocol,
 )
 from attention_theory.trauger.sparse_majority.structured import (
-    METHODS,
     StructuredTrainer,
     build_authors_data,
     structured_flops,
 )
+from attention_theory.trauger.sparse_majority.structured_forward import METHODS
 from attention_theory.trauger.sparse_majority.training import BatchedEpochs
+from attention_theory.validation import check_bool, check_callable, check_int, check_seed
 
 __all__ = ["PRODUCTS", "product_flops", "record_products", "replay_products", "sgemm_peak",
            "benchmark_trainers"]
@@ -448,7 +448,7 @@ def benchmark_trainers(*, config: ProtocolConfig | None = None, epochs: int = 3,
     time, so its rate hardly depends on how many runs are timed).  ``reps``: repetitions; each times
     one block of the three trainers and of the replayed products (``limit``), the order rotating by
     one per repetition.  A step of one run counts 1 everywhere.  ``method``: the structured
-    trainer's (:data:`~.structured.METHODS`).  ``peak_n``, ``peak_reps``: the square product of
+    trainer's (:data:`~.structured_forward.METHODS`).  ``peak_n``, ``peak_reps``: the square product of
     :func:`sgemm_peak`, measured before and after the repetitions on one thread.
 
     Returns a JSON-able dict (see ``note`` in it and the chapter): ``trainers`` (per trainer: steps

@@ -20,13 +20,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_int, check_mapping, check_path
 from attention_theory.results import atomic_write_bytes, load_checkpoint
 from attention_theory.trauger.sparse_majority.protocol import ProtocolConfig
 from attention_theory.trauger.sparse_majority.structured import StructuredTrainer
+from attention_theory.validation import check_int, check_mapping, check_path
 
-__all__ = ["CHECKPOINT_NAME", "CURVE_KEYS", "SEED_BATCHES", "collect_authors_sweep", "write_weights", "read_weights",
-           "merge_authors_sweeps", "read_authors_sweeps"]
+__all__ = ["CHECKPOINT_NAME", "CURVE_KEYS", "SEED_BATCHES", "collect_authors_sweep", "write_weights",
+           "read_weights", "merge_authors_sweeps", "read_authors_sweeps"]
 
 #: File name of an authors'-protocol checkpoint at full scale.
 CHECKPOINT_NAME = "checkpoint-authors-full.pt"
@@ -79,7 +79,8 @@ def collect_authors_sweep(folders: Sequence[str | Path], *, max_curve_points: in
     settings are read from each checkpoint; only the lengths and seeds may differ between them).
 
     Returns ``{"config", "data", "weights"}``: ``config`` the protocol with every length and seed;
-    ``data`` the result body (``runs``, each with its ``epochs_reached``; ``processes``, ``finished``, ``curves``);
+    ``data`` the result body (``runs``, each with its ``epochs_reached``; ``processes``, ``finished``,
+    ``curves``);
     ``weights`` ``{"T", "seed", "best_epoch", "flat"}`` (numpy; ``flat`` float32 ``(R, P)``).
     """
     if isinstance(folders, (str, Path)) or not folders:
@@ -95,7 +96,8 @@ def collect_authors_sweep(folders: Sequence[str | Path], *, max_curve_points: in
         if base is None:
             base = rest
         elif rest != base:
-            raise ValueError(f"{path}: its protocol differs from the other checkpoints' in more than Ts/seeds")
+            raise ValueError(f"{path}: its protocol differs from the other checkpoints' in more than "
+                             "Ts/seeds")
         evaluated = sorted({row["epoch"] for row in trainer.history})
         for rec in trainer.records():
             key = (rec["T"], rec["seed"])
@@ -190,12 +192,14 @@ def merge_authors_sweeps(parts: Sequence[Any]) -> dict[str, Any]:
             base = rest
         elif rest != base:
             diff = sorted(k for k in set(rest) | set(base) if rest.get(k) != base.get(k))
-            raise ValueError(f"parts[{i}]: its protocol differs from parts[0] in {diff} (only the seeds may differ)")
+            raise ValueError(f"parts[{i}]: its protocol differs from parts[0] in {diff} (only the seeds "
+                             "may differ)")
         w = part["weights"]
         keys = list(zip(np.asarray(w["T"]).tolist(), np.asarray(w["seed"]).tolist()))
         for j, (T, seed) in enumerate(keys):
             if (T, seed) in rows:
-                raise ValueError(f"run T={T}, seed={seed} appears in parts[{rows[(T, seed)][0]}] and parts[{i}]")
+                raise ValueError(f"run T={T}, seed={seed} appears in parts[{rows[(T, seed)][0]}] and "
+                                 f"parts[{i}]")
             rows[(T, seed)] = (i, j)
         if sorted(keys) != sorted((r["T"], r["seed"]) for r in part["data"]["runs"]):
             raise ValueError(f"parts[{i}]: its weights and runs name different (T, seed) pairs")

@@ -22,8 +22,8 @@ import dataclasses
 
 import torch
 
-from attention_theory._validate import check_int, check_seed, torch_generator
 from attention_theory.trauger._args import check_int_tensor
+from attention_theory.validation import check_int, check_seed, torch_generator
 
 __all__ = [
     "check_index_set_size",

@@ -1,8 +1,8 @@
 """Evaluation of sparse-majority runs (Trauger & Tewari, Sec. 6, Figures 1-3).
 
 :func:`reevaluate` recomputes a run's losses and accuracy from its saved parameters, and
-:func:`doubling_slope` estimates how much a per-``T`` curve changes per doubling of ``T``, with a bootstrap confidence
-interval over the runs (the equivalence tests of Figures 1-3); the checks of
+:func:`doubling_slope` estimates how much a per-``T`` curve changes per doubling of ``T``, with a
+bootstrap confidence interval over the runs (the equivalence tests of Figures 1-3); the checks of
 :mod:`attention_theory.trauger.checks.sparse_majority` use them.
 """
 
@@ -13,7 +13,6 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import check_positive, check_real
 from attention_theory.foundations.trend import TrendEstimate, log_slope
 from attention_theory.trauger.sparse_majority.model import check_params
 from attention_theory.trauger.sparse_majority.training import (
@@ -21,6 +20,7 @@ from attention_theory.trauger.sparse_majority.training import (
     build_sweep_data,
     evaluate,
 )
+from attention_theory.validation import check_positive, check_real
 
 __all__ = ['reevaluate', 'doubling_slope', 'equivalence_decision', 'slopes_by_seed_count']
 

@@ -3,24 +3,30 @@
 Run it with the book's experiment command::
 
     python -m attention_theory run trauger sparse-majority --scale smoke
-    python -m attention_theory run trauger sparse-majority --scale full --device cuda
+    python -m attention_theory run trauger sparse-majority --scale full --workers auto
 
-``--scale`` defaults to ``ATTN_SCALE`` (``smoke`` unless set).  The sweep writes
-``runs-<scale>.json`` (one record per ``(T, seed)`` run at its best epoch, the evaluation
-history, and a per-``T`` summary) with a provenance block; a checkpoint
-``checkpoint-<scale>.pt`` in the output folder lets an interrupted sweep resume (rerun the same
-command); it is deleted once the result is written unless ``--keep-checkpoint``.
-``--max-epochs``, ``--seeds`` and ``--Ts`` reduce a sweep (recorded in the provenance).
+``--scale`` defaults to ``ATTN_SCALE`` (``smoke`` unless set).  ``--protocol`` chooses the
+protocol (:mod:`~.protocol`): ``authors`` (the default: the authors' code, the protocol of the
+book's figures, trained by :func:`~.structured.train_structured`) or ``book-v1`` (the first
+edition's, trained by :func:`~.training.train_batched`).  By default the authors' protocol runs
+the part ``authors-sweep`` (one shard per length, merged into ``authors-sweep.json`` and its
+best-epoch weights); ``book-v1`` runs the part ``sweep``.  The part ``sweep`` trains every run in
+one process and writes ``runs-<scale>.json`` (one record per ``(T, seed)`` run at its best
+epoch, the evaluation history, and a per-``T`` summary) with a provenance block; a checkpoint in
+the output folder (``checkpoint-<scale>.pt``, ``checkpoint-authors-<scale>.pt`` for the authors'
+protocol) lets an interrupted sweep resume (rerun the same command); it is deleted once the
+result is written unless ``--keep-checkpoint``.  ``--max-epochs``, ``--seeds`` and ``--Ts``
+reduce a sweep (recorded in the provenance).
 
-``--protocol`` chooses the protocol of the sweep (:mod:`~.protocol`): ``book-v1`` (the default,
-the first edition's, trained by :func:`~.training.train_batched`) or ``authors`` (the authors'
-code, trained by :func:`~.structured.train_structured`; its checkpoint is
-``checkpoint-authors-<scale>.pt``).  The part ``benchmark-structured`` times the naive loop, the
-first edition's batched trainer and the structured trainer in steady state, interleaved, beside a
-replay of the structured trainer's matrix products (:func:`~.benchmark.benchmark_trainers`;
+Every part declares the configuration it runs at each scale (``config=`` of its
+:class:`~attention_theory.experiment.Part`; the options above override it), and the chapter's
+live run uses the same one: ``EXPERIMENT.part("sweep").config_for("smoke")`` (one configuration
+per protocol).  The part ``benchmark-structured`` times the naive loop, the first edition's
+batched trainer and the structured trainer in steady state, interleaved, beside a replay of the
+structured trainer's matrix products (:func:`~.benchmark.benchmark_trainers`;
 ``--benchmark-epochs`` epochs per block, ``--benchmark-reps`` repetitions)::
 
-    python -m attention_theory run trauger sparse-majority --protocol authors --scale smoke
+    python -m attention_theory run trauger sparse-majority --protocol book-v1 --scale smoke
     python -m attention_theory run trauger sparse-majority --parts benchmark-structured
 """
 
@@ -31,9 +37,8 @@ import dataclasses
 import json
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from attention_theory._validate import check_mapping
 from attention_theory.config import SCALES
 from attention_theory.config import scale as _env_scale
 from attention_theory.experiment import (
@@ -54,9 +59,13 @@ from attention_theory.trauger.sparse_majority.benchmark import benchmark_trainer
 from attention_theory.trauger.sparse_majority.protocol import PROTOCOLS, ProtocolConfig, protocol
 from attention_theory.trauger.sparse_majority.structured import train_structured
 from attention_theory.trauger.sparse_majority.training import SweepConfig, train_batched
+from attention_theory.validation import check_mapping
 
 __all__ = ["sweep_config", "summarize", "run_sweep", "run_authors_sweep", "authors_shard",
            "run_structured_benchmark", "results_dir", "EXPERIMENT"]
+
+#: The protocol ``run trauger sparse-majority`` trains unless ``--protocol`` says otherwise.
+DEFAULT_PROTOCOL = "authors"
 
 #: Protocol choices the paper leaves open (documented in the chapter).
 CHOICES = {
@@ -106,16 +115,38 @@ def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def run_sweep(config: SweepConfig, *, checkpoint_dir: str | Path | None = None, scale: str | None = None,
-              device: str = "cpu", progress: bool = True, keep_checkpoint: bool = False,
-              max_wall_s: float | None = None) -> dict[str, Any]:
-    """Train the sweep, resuming from ``checkpoint_dir/checkpoint-<scale>.pt`` if present.
+def _protocol_from(settings: Mapping[str, Any] | ProtocolConfig, **overrides: Any) -> ProtocolConfig:
+    """A :class:`~.protocol.ProtocolConfig` from its ``to_dict()`` form (lists as tuples), with
+    ``overrides`` applied."""
+    if not isinstance(settings, ProtocolConfig):
+        check_mapping(settings, "config", ("name", "Ts", "seeds"))
+        settings = ProtocolConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in settings.items()})
+    return dataclasses.replace(settings, **overrides) if overrides else settings
+
+
+def _sweep_config_from(settings: Mapping[str, Any] | SweepConfig, **overrides: Any) -> SweepConfig:
+    """A :class:`~.training.SweepConfig` from its ``to_dict()`` form (lists as tuples), with
+    ``overrides`` applied."""
+    if not isinstance(settings, SweepConfig):
+        check_mapping(settings, "config", ("Ts", "seeds"))
+        settings = SweepConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in settings.items()})
+    return dataclasses.replace(settings, **overrides) if overrides else settings
+
+
+def run_sweep(config: SweepConfig | Mapping[str, Any], *, checkpoint_dir: str | Path | None = None,
+              scale: str | None = None, device: str = "cpu", progress: bool = True,
+              keep_checkpoint: bool = False, max_wall_s: float | None = None) -> dict[str, Any]:
+    """Train the sweep of the first edition's protocol (``config``: a
+    :class:`~.training.SweepConfig` or its ``to_dict()``, e.g.
+    ``EXPERIMENT.part("sweep").config_for("smoke")["book-v1"]``), resuming from
+    ``checkpoint_dir/checkpoint-<scale>.pt`` if present.
 
     Returns ``{"config", "data", "extra"}``: the configuration that ran, the result body (runs at
     their best epoch, per-``T`` summary, evaluation history; in memory also ``best_params``,
     which are not written) and provenance fields (epochs run, wall-time limit). The checkpoint
     is deleted after a finished sweep unless ``keep_checkpoint``.
     """
+    config = _sweep_config_from(config)
     scale = _env_scale() if scale is None else scale
     ckpt = Path(checkpoint_dir) / f"checkpoint-{scale}.pt" if checkpoint_dir is not None else None
     t0 = time.perf_counter()
@@ -133,16 +164,20 @@ def run_sweep(config: SweepConfig, *, checkpoint_dir: str | Path | None = None, 
     return {"config": config.to_dict(), "data": data, "extra": extra}
 
 
-def run_authors_sweep(config: ProtocolConfig, *, checkpoint_dir: str | Path | None = None,
-                      scale: str | None = None, progress: bool = True, keep_checkpoint: bool = False,
+def run_authors_sweep(config: ProtocolConfig | Mapping[str, Any], *,
+                      checkpoint_dir: str | Path | None = None, scale: str | None = None,
+                      progress: bool = True, keep_checkpoint: bool = False,
                       max_wall_s: float | None = None) -> dict[str, Any]:
-    """Train the sweep of the authors' protocol (:func:`~.structured.train_structured`), resuming
-    from ``checkpoint_dir/checkpoint-authors-<scale>.pt`` if present.
+    """Train the sweep of the authors' protocol (:func:`~.structured.train_structured`; ``config``:
+    a :class:`~.protocol.ProtocolConfig` or its ``to_dict()``, e.g.
+    ``EXPERIMENT.part("sweep").config_for("smoke")["authors"]``), resuming from
+    ``checkpoint_dir/checkpoint-authors-<scale>.pt`` if present.
 
     Returns ``{"config", "data", "extra"}`` like :func:`run_sweep`: runs at their best epoch,
     per-``T`` summary, evaluation history, the protocol name, and (in memory only) ``best_params``.
     The checkpoint is deleted after a finished sweep unless ``keep_checkpoint``.
     """
+    config = _protocol_from(config)
     scale = _env_scale() if scale is None else scale
     ckpt = (Path(checkpoint_dir) / f"checkpoint-authors-{scale}.pt"
             if checkpoint_dir is not None else None)
@@ -161,33 +196,65 @@ def run_authors_sweep(config: ProtocolConfig, *, checkpoint_dir: str | Path | No
     return {"config": config.to_dict(), "data": data, "extra": extra}
 
 
-def run_structured_benchmark(scale: str | None = None, **kwargs: Any) -> dict[str, Any]:
-    """:func:`~.benchmark.benchmark_trainers` at ``scale``: ``full`` times every (T, seed) run of the
-    paper (10 lengths x 5 seeds; 10 epochs per block, 7 repetitions, the naive loop on the
+def run_structured_benchmark(config: Mapping[str, Any], *, progress: bool = False) -> dict[str, Any]:
+    """:func:`~.benchmark.benchmark_trainers` with the settings ``config`` (the part's declared
+    configuration, ``EXPERIMENT.part("benchmark-structured").config_for(scale)``: ``config`` the
+    protocol as ``to_dict()``, ``epochs`` per block, ``reps``, ``peak_n`` and optionally
+    ``naive_runs``).  Returns ``{"config", "data"}``."""
+    check_mapping(config, "config", ("config", "epochs", "reps", "peak_n"))
+    args = dict(config)
+    args["config"] = _protocol_from(config["config"])
+    if args.get("naive_runs") is not None:
+        args["naive_runs"] = [tuple(r) for r in args["naive_runs"]]
+    res = benchmark_trainers(**args, progress=progress)
+    return {"config": res.pop("config"), "data": res}
+
+
+# ------------------------------------------------------------ the parts and their configurations
+def _sweep_configs(scale: str) -> dict[str, dict[str, Any]]:
+    """Part ``sweep``: the configuration of each protocol at ``scale`` (``--protocol`` picks one):
+    ``authors`` the authors' code (:func:`~.protocol.protocol`), ``book-v1`` the first edition's
+    (:func:`sweep_config`)."""
+    return {"authors": protocol("authors", scale).to_dict(), "book-v1": sweep_config(scale).to_dict()}
+
+
+def _authors_sweep_config(scale: str) -> dict[str, Any]:
+    """Part ``authors-sweep``: the authors' protocol at ``scale`` (each shard trains its length)."""
+    return protocol("authors", scale).to_dict()
+
+
+def _benchmark_config(scale: str) -> dict[str, Any]:
+    """Part ``benchmark-structured``: ``full`` times every (T, seed) run of the paper (10 lengths x
+    5 seeds, 100 validation samples; 10 epochs per block, 7 repetitions, the naive loop on the
     lengths 20, 100 and 200 with seed 0, the peak on a ``2048^3`` product: blocks of a second or
-    more, so that one preemption does not decide a repetition); ``smoke`` three lengths x two seeds, 1 epoch per block, 3 repetitions, a ``1024^3``
-    peak (seconds on one thread).  ``kwargs`` override the arguments of ``benchmark_trainers``.
-    Returns ``{"config", "data"}``."""
-    scale = _env_scale() if scale is None else scale
+    more, so that one preemption does not decide a repetition); ``smoke`` three lengths x two
+    seeds, 1 epoch per block, 3 repetitions, a ``1024^3`` peak (seconds on one thread)."""
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
     if scale == "smoke":
         cfg = protocol("authors", "full", Ts=(20, 100, 200), seeds=(0, 1), n_val=100)
-        args: dict[str, Any] = {"config": cfg, "epochs": 1, "reps": 3, "peak_n": 1024}
-    else:
-        args = {"config": protocol("authors", "full", n_val=100), "epochs": 10, "reps": 7, "peak_n": 2048,
-                "naive_runs": [(20, 0), (100, 0), (200, 0)]}
-    args.update(kwargs)
-    res = benchmark_trainers(**args)
-    return {"config": res.pop("config"), "data": res}
+        return {"config": cfg.to_dict(), "epochs": 1, "reps": 3, "peak_n": 1024}
+    return {"config": protocol("authors", "full", n_val=100).to_dict(), "epochs": 10, "reps": 7,
+            "peak_n": 2048, "naive_runs": [[20, 0], [100, 0], [200, 0]]}
+
+
+def _collect_config(scale: str) -> dict[str, Any]:
+    """Part ``collect-authors``: the checkpoint file it merges and the folders (under ``--out``)
+    it reads when ``--from`` is not given (the two processes of the earlier recipe); the protocol
+    is the one saved in the checkpoints.  Full scale only."""
+    return {"checkpoint_name": "checkpoint-authors-full.pt", "from": ["authors-a", "authors-b"]}
 
 
 def _options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--max-epochs", type=positive_int, default=None, help="sweep: fewer epochs than the scale's")
-    ap.add_argument("--eval-every", type=positive_int, default=None, help="sweep: epochs between evaluations")
-    ap.add_argument("--checkpoint-every", type=positive_int, default=None, help="sweep: epochs between checkpoints")
+    ap.add_argument("--max-epochs", type=positive_int, default=None,
+                    help="sweep: fewer epochs than the scale's")
+    ap.add_argument("--eval-every", type=positive_int, default=None,
+                    help="sweep: epochs between evaluations")
+    ap.add_argument("--checkpoint-every", type=positive_int, default=None,
+                    help="sweep: epochs between checkpoints")
     ap.add_argument("--n-val", type=positive_int, default=None, help="validation samples")
-    ap.add_argument("--seeds", type=seed_int, nargs="+", action=DistinctSeeds, default=None, help="seeds (default: the scale's)")
+    ap.add_argument("--seeds", type=seed_int, nargs="+", action=DistinctSeeds, default=None,
+                    help="seeds (default: the scale's)")
     ap.add_argument("--Ts", type=positive_int, nargs="+", default=None, help="sequence lengths")
     ap.add_argument("--max-wall-s", type=positive_float, default=None,
                     help="sweep: end (after a last evaluation) once this many seconds have passed")
@@ -199,9 +266,10 @@ def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--from", dest="collect_from", type=Path, nargs="+", default=None, metavar="FOLDER",
                     help="collect-authors: folders holding checkpoint-authors-full.pt (default: "
                          "<out>/authors-a and <out>/authors-b)")
-    ap.add_argument("--protocol", choices=tuple(PROTOCOLS), default="book-v1",
-                    help="sweep: the training protocol (default book-v1, the first edition's; "
-                         "authors: the authors' code, trained by the structured trainer)")
+    ap.add_argument("--protocol", choices=tuple(PROTOCOLS), default=DEFAULT_PROTOCOL,
+                    help="the training protocol (default authors: the authors' code, trained by the "
+                         "structured trainer, the protocol of the book's figures; book-v1: the first "
+                         "edition's)")
 
 
 def _overrides(o: argparse.Namespace) -> dict[str, Any]:
@@ -217,19 +285,24 @@ def _overrides(o: argparse.Namespace) -> dict[str, Any]:
     return over
 
 
+def _protocol_name(options: argparse.Namespace) -> str:
+    return getattr(options, "protocol", DEFAULT_PROTOCOL)
+
+
 def _sweep_part(ctx: RunContext) -> PartResult:
     o = ctx.options
-    over = _overrides(o)
-    if getattr(o, "protocol", "book-v1") == "authors":
+    name = _protocol_name(o)
+    declared = _sweep_configs(ctx.scale)[name]
+    if name == "authors":
         if ctx.device != "cpu":
             raise SystemExit("error: --protocol authors runs on the CPU (the structured trainer)")
-        res = run_authors_sweep(protocol("authors", ctx.scale, **over), checkpoint_dir=ctx.out,
+        res = run_authors_sweep(_protocol_from(declared, **_overrides(o)), checkpoint_dir=ctx.out,
                                 scale=ctx.scale, progress=ctx.progress, keep_checkpoint=o.keep_checkpoint,
                                 max_wall_s=o.max_wall_s)
     else:
-        cfg = sweep_config(ctx.scale, **over)
-        res = run_sweep(cfg, checkpoint_dir=ctx.out, scale=ctx.scale, device=ctx.device,
-                        progress=ctx.progress, keep_checkpoint=o.keep_checkpoint, max_wall_s=o.max_wall_s)
+        res = run_sweep(_sweep_config_from(declared, **_overrides(o)), checkpoint_dir=ctx.out,
+                        scale=ctx.scale, device=ctx.device, progress=ctx.progress,
+                        keep_checkpoint=o.keep_checkpoint, max_wall_s=o.max_wall_s)
     data = {k: v for k, v in res["data"].items() if k not in ("best_params", "session_wall_time_s")}
     worst = max(row["max_gen_gap"] for row in data["summary"].values())
     return PartResult(res["config"], data, extra=res["extra"],
@@ -238,7 +311,7 @@ def _sweep_part(ctx: RunContext) -> PartResult:
 
 def _sweep_preflight(ctx: RunContext) -> str | None:
     """Refuse to overwrite a first-edition result with the authors' protocol (or the reverse)."""
-    chosen = getattr(ctx.options, "protocol", "book-v1")
+    chosen = _protocol_name(ctx.options)
     target = Path(ctx.out) / f"runs-{ctx.scale}.json"
     if not target.exists():
         return None
@@ -252,18 +325,22 @@ def _sweep_preflight(ctx: RunContext) -> str | None:
     return None
 
 
+def _authors_protocol(ctx: RunContext, **extra: Any) -> ProtocolConfig:
+    """The declared authors' protocol of ``ctx.scale`` with the command line's settings and ``extra``."""
+    return _protocol_from(_authors_sweep_config(ctx.scale), **dict(_overrides(ctx.options), **extra))
+
+
 def _authors_plan(ctx: RunContext) -> list[tuple[str, int]]:
     """One shard per length ``T`` (all its seeds), as the committed sweep was split over processes."""
-    return [(f"T-{T}", T) for T in protocol("authors", ctx.scale, **_overrides(ctx.options)).Ts]
+    return [(f"T-{T}", T) for T in _authors_protocol(ctx).Ts]
 
 
 def authors_shard(ctx: RunContext, T: int) -> str:
     """Train (or resume) every seed of length ``T`` under the authors' protocol, keeping the
     checkpoint in its shard folder; returns that folder."""
     folder = shard_dir(ctx, "authors-sweep", f"T-{T}")
-    cfg = protocol("authors", ctx.scale, **dict(_overrides(ctx.options), Ts=(T,)))
-    run_authors_sweep(cfg, checkpoint_dir=folder, scale=ctx.scale, progress=ctx.progress,
-                      keep_checkpoint=True, max_wall_s=ctx.options.max_wall_s)
+    run_authors_sweep(_authors_protocol(ctx, Ts=(T,)), checkpoint_dir=folder, scale=ctx.scale,
+                      progress=ctx.progress, keep_checkpoint=True, max_wall_s=ctx.options.max_wall_s)
     return str(folder)
 
 
@@ -291,19 +368,25 @@ def _collected(ctx: RunContext, folders: Sequence[str | Path], checkpoint_name: 
                       summary=f"{len(data['runs'])} runs ({n_done} stopped), processes at epochs {epochs}")
 
 
-def _structured_benchmark_part(ctx: RunContext) -> PartResult:
+def _benchmark_settings(ctx: RunContext) -> dict[str, Any]:
+    """The declared benchmark configuration of ``ctx.scale`` with the command line's ``--Ts``,
+    ``--seeds``, ``--benchmark-epochs`` and ``--benchmark-reps``."""
     o = ctx.options
+    settings = _benchmark_config(ctx.scale)
+    if o.Ts or o.seeds:
+        base = settings["config"]
+        settings["config"] = {**base, "Ts": list(o.Ts or base["Ts"]), "seeds": list(o.seeds or base["seeds"])}
+    if o.benchmark_epochs is not None:
+        settings["epochs"] = o.benchmark_epochs
+    if o.benchmark_reps is not None:
+        settings["reps"] = o.benchmark_reps
+    return settings
+
+
+def _structured_benchmark_part(ctx: RunContext) -> PartResult:
     if ctx.device != "cpu":
         raise SystemExit("error: benchmark-structured times the trainers on the CPU (omit --device)")
-    over: dict[str, Any] = {}
-    if o.Ts or o.seeds:
-        base = protocol("authors", "full", n_val=100)
-        over["config"] = dataclasses.replace(base, Ts=tuple(o.Ts or base.Ts), seeds=tuple(o.seeds or base.seeds))
-    if o.benchmark_epochs is not None:
-        over["epochs"] = o.benchmark_epochs
-    if o.benchmark_reps is not None:
-        over["reps"] = o.benchmark_reps
-    res = run_structured_benchmark(ctx.scale, progress=ctx.progress, **over)
+    res = run_structured_benchmark(_benchmark_settings(ctx), progress=ctx.progress)
     d = res["data"]
     rate = {k: d["trainers"][k]["steps_per_cpu_s"]["median"] for k in ("structured", "batched", "naive")}
     frac = d["throughput"]["fraction_of_limit"]["cpu"]
@@ -316,45 +399,54 @@ def _structured_benchmark_part(ctx: RunContext) -> PartResult:
         + f" ({d['machine']['torch_threads']} threads)"))
 
 
+def _collect_folders(ctx: RunContext) -> list[Path]:
+    return ctx.options.collect_from or [Path(ctx.out) / f for f in _collect_config(ctx.scale)["from"]]
+
+
 def _collect_part(ctx: RunContext) -> PartResult:
     """Merge the authors'-protocol checkpoints of ``--from`` (default ``authors-a``, ``authors-b``:
     the two processes of the earlier recipe) into ``authors-sweep.json`` and its weights."""
     if ctx.scale != "full":
         raise SystemExit("error: collect-authors reads full-scale checkpoints (use --scale full)")
-    folders = ctx.options.collect_from or [Path(ctx.out) / "authors-a", Path(ctx.out) / "authors-b"]
-    return _collected(ctx, folders, "checkpoint-authors-full.pt")
+    return _collected(ctx, _collect_folders(ctx), _collect_config(ctx.scale)["checkpoint_name"])
 
 
 def _collect_preflight(ctx: RunContext) -> str | None:
-    folders = ctx.options.collect_from or [Path(ctx.out) / "authors-a", Path(ctx.out) / "authors-b"]
-    missing = [str(f) for f in folders if not (Path(f) / "checkpoint-authors-full.pt").exists()]
-    return f"error: no checkpoint-authors-full.pt in {missing}" if missing else None
+    name = _collect_config(ctx.scale)["checkpoint_name"]
+    missing = [str(f) for f in _collect_folders(ctx) if not (Path(f) / name).exists()]
+    return f"error: no {name} in {missing}" if missing else None
 
 
 def _default_parts(options: argparse.Namespace) -> tuple[str, ...]:
-    """sweep; with --protocol authors, authors-sweep"""
-    return ("authors-sweep",) if getattr(options, "protocol", "book-v1") == "authors" else ("sweep",)
+    """authors-sweep (the default protocol, authors); with --protocol book-v1, sweep"""
+    return ("authors-sweep",) if _protocol_name(options) == "authors" else ("sweep",)
+
+
+def _authors_sweep_file(scale: str) -> str:
+    return "authors-sweep.json" if scale == "full" else "authors-sweep-smoke.json"
 
 
 EXPERIMENT = Experiment(
     paper="trauger", name="sparse-majority",
     description="Sparse-majority sweep of Trauger & Tewari, Sec. 6 (Figures 1-3), and its benchmark.",
     results="trauger-sparse-majority",
-    parts=(Part("sweep", _sweep_part, "train every (T, seed) run; resumes from its checkpoint",
-                filename=lambda scale: f"runs-{scale}.json", preflight=_sweep_preflight),
+    parts=(Part("sweep", _sweep_part, "train every (T, seed) run in this process (the protocol of "
+                "--protocol); resumes from its checkpoint",
+                filename=lambda scale: f"runs-{scale}.json", preflight=_sweep_preflight,
+                config=_sweep_configs),
            Part("benchmark-structured", _structured_benchmark_part,
                 "naive loop, first-edition batched trainer and structured trainer (authors' model) in "
                 "steady state, interleaved repetitions, beside a replay of the structured trainer's "
-                "products"),
+                "products", config=_benchmark_config),
            Part("authors-sweep", None,
                 "the authors' protocol, one shard per length T (spread over --workers; each shard "
                 "resumes from its own checkpoint), merged into authors-sweep.json and its weights",
-                filename=lambda scale: "authors-sweep.json" if scale == "full" else "authors-sweep-smoke.json",
-                shards=Shards(_authors_plan, authors_shard, _authors_merge)),
+                filename=_authors_sweep_file,
+                shards=Shards(_authors_plan, authors_shard, _authors_merge), config=_authors_sweep_config),
            Part("collect-authors", _collect_part,
                 "merge the authors'-protocol checkpoints (--from) into authors-sweep.json and the "
                 "best-epoch weights", filename=lambda scale: "authors-sweep.json",
-                preflight=_collect_preflight)),
+                preflight=_collect_preflight, config=_collect_config)),
     default_parts=_default_parts,
     add_options=_options,
 )

@@ -43,7 +43,6 @@ from typing import Mapping
 
 import torch
 
-from attention_theory._validate import check_bool, check_int, check_seed, refuses_overflow, torch_generator
 from attention_theory.trauger._args import check_float_tensor, check_int_tensor, check_sequence
 from attention_theory.trauger.sparse_majority.data import (
     CLS,
@@ -51,6 +50,7 @@ from attention_theory.trauger.sparse_majority.data import (
     positional_encoding,
     token_embeddings,
 )
+from attention_theory.validation import check_bool, check_int, check_seed, refuses_overflow, torch_generator
 
 __all__ = [
     "PARAM_NAMES",

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from attention_theory._validate import check_int, check_seeds
 from attention_theory.trauger.sparse_majority.authors_model import ModelShape
 from attention_theory.trauger.sparse_majority.training import SweepConfig
+from attention_theory.validation import check_int, check_seeds
 
 __all__ = ["AUTHORS_CODE", "PAPER_TS", "ProtocolConfig", "PROTOCOLS", "protocol",
            "learning_rates", "protocol_table", "format_table"]
@@ -258,8 +258,8 @@ def learning_rates(config: ProtocolConfig, epochs: int, *, start: int = 0) -> li
     Lines 139-141 and 167: ``LearningRateScheduler`` calls ``scheduler(epoch, lr)`` at the *start*
     of every epoch, so epoch ``e`` runs at ``lr_e = max(floor, decay * lr_{e-1})`` with
     ``lr_{-1} = 0.01``: the first epoch already runs at ``0.00999``, and the floor ``0.001`` is
-    reached at (0-based) epoch 2,301, the 2,302nd epoch.  Keras stores the rate in a float32 variable, so every ``lr_e`` is
-    rounded to float32 before the next multiplication; so is this sequence.
+    reached at (0-based) epoch 2,301, the 2,302nd epoch.  Keras stores the rate in a float32
+    variable, so every ``lr_e`` is rounded to float32 before the next multiplication; so is this sequence.
     """
     if not isinstance(config, ProtocolConfig):
         raise TypeError(f"config must be a ProtocolConfig, got {type(config).__name__}")

@@ -36,7 +36,6 @@ from typing import Any
 
 import torch
 
-from attention_theory._validate import check_int, check_mapping, check_positive, refuses_overflow
 from attention_theory.trauger._args import check_float_tensor
 from attention_theory.trauger.single_layer_bounds import C_lemma36, thm41_bound
 from attention_theory.trauger.sparse_majority.authors_model import (
@@ -46,6 +45,7 @@ from attention_theory.trauger.sparse_majority.authors_model import (
     run_generator,
     unflatten_unchecked,
 )
+from attention_theory.validation import check_int, check_mapping, check_positive, refuses_overflow
 
 __all__ = ["class_parameters", "class_logits", "token_bound", "cor411_norms", "gap_bound", "bound_per_run"]
 
@@ -56,7 +56,8 @@ def _check_flat(flat: Any, shape: ModelShape) -> torch.Tensor:
     if shape.dense_units is None:
         raise ValueError("the class embedding needs the authors' Dense block (dense_units is None)")
     if not isinstance(flat, torch.Tensor) or flat.ndim != 1 or flat.shape[0] != shape.size:
-        raise ValueError(f"flat must be a tensor of shape ({shape.size},), got {tuple(getattr(flat, 'shape', ()))}")
+        raise ValueError(f"flat must be a tensor of shape ({shape.size},), got "
+                         f"{tuple(getattr(flat, 'shape', ()))}")
     if flat.is_complex() or not torch.isfinite(flat).all():
         raise ValueError("flat must be real and finite")
     return flat.to(torch.float64)
@@ -153,7 +154,8 @@ def cor411_norms(params: dict[str, torch.Tensor]) -> dict[str, float]:
 
 
 @refuses_overflow
-def gap_bound(norms: dict[str, float], B_x: float, *, m: int, d: int, delta: float = 0.05) -> dict[str, float]:
+def gap_bound(norms: dict[str, float], B_x: float, *, m: int, d: int,
+              delta: float = 0.05) -> dict[str, float]:
     """Bound on ``E[loss] - train loss`` for the mean binary cross-entropy over the two logits
     (the authors' loss), with probability ``>= 1 - delta`` over the ``m`` training samples.
 
@@ -202,5 +204,6 @@ def bound_per_run(weights: dict[str, Any], *, shape: ModelShape | None = None, m
         E = random_orthogonal_embeddings(shape.d, generator=run_generator(T, seed, "embeddings"))
         norms = cor411_norms(class_parameters(flat[i].to(torch.float64), shape))
         B_x = token_bound(E, T)
-        out.append({"T": T, "seed": seed, **norms, "B_x": B_x, **gap_bound(norms, B_x, m=m, d=shape.d, delta=delta)})
+        out.append({"T": T, "seed": seed, **norms, "B_x": B_x,
+                    **gap_bound(norms, B_x, m=m, d=shape.d, delta=delta)})
     return out

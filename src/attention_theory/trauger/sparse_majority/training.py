@@ -36,7 +36,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from attention_theory._validate import (
+from attention_theory.results import load_checkpoint, save_checkpoint
+from attention_theory.trauger._args import check_float_tensor, check_int_tensor
+from attention_theory.trauger.sparse_majority import model as sm
+from attention_theory.trauger.sparse_majority.data import PAD, embed, make_sparse_majority
+from attention_theory.validation import (
     as_vector,
     check_bool,
     check_int,
@@ -46,10 +50,6 @@ from attention_theory._validate import (
     check_seeds,
     torch_generator,
 )
-from attention_theory.results import load_checkpoint, save_checkpoint
-from attention_theory.trauger._args import check_float_tensor, check_int_tensor
-from attention_theory.trauger.sparse_majority import model as sm
-from attention_theory.trauger.sparse_majority.data import PAD, embed, make_sparse_majority
 
 __all__ = ["SweepConfig", "SweepData", "build_sweep_data", "train_batched", "train_naive",
            "evaluate", "adam_step", "BatchedEpochs"]
@@ -181,7 +181,8 @@ def adam_step(params: dict[str, torch.Tensor], grads: Sequence[torch.Tensor],
     if not params:
         raise ValueError("params must not be empty")
     if isinstance(grads, (str, bytes)) or not isinstance(grads, Sequence):
-        raise TypeError(f"grads must be a sequence of tensors (one per parameter), got {type(grads).__name__}")
+        raise TypeError(f"grads must be a sequence of tensors (one per parameter), got "
+                        f"{type(grads).__name__}")
     if len(grads) != len(params):
         raise ValueError(f"grads must hold one tensor per parameter ({len(params)}), got {len(grads)}")
     check_mapping(m, "m", tuple(params))
@@ -191,17 +192,20 @@ def adam_step(params: dict[str, torch.Tensor], grads: Sequence[torch.Tensor],
         check_float_tensor(p, f"params[{name!r}]", min_ndim=1, finite=False)
         R = p.shape[0] if R is None else R
         if p.shape[0] != R:
-            raise ValueError(f"params[{name!r}] must have the run axis of length {R} first, got {tuple(p.shape)}")
+            raise ValueError(f"params[{name!r}] must have the run axis of length {R} first, got "
+                             f"{tuple(p.shape)}")
         for t, label in ((g, "grads"), (m[name], "m"), (v[name], "v")):
             check_float_tensor(t, f"{label}[{name!r}]", finite=False)
             if t.shape != p.shape:
-                raise ValueError(f"{label}[{name!r}] must have the shape {tuple(p.shape)} of params[{name!r}], "
-                                 f"got {tuple(t.shape)}")
+                raise ValueError(f"{label}[{name!r}] must have the shape {tuple(p.shape)} of "
+                                 f"params[{name!r}], got {tuple(t.shape)}")
     check_int_tensor(step, "step", ndim=1, low=0)
     if step.dtype == torch.bool or step.shape != (R,):
-        raise ValueError(f"step must be an integer tensor of shape ({R},), got {step.dtype} {tuple(step.shape)}")
+        raise ValueError(f"step must be an integer tensor of shape ({R},), got {step.dtype} "
+                         f"{tuple(step.shape)}")
     if not isinstance(active, torch.Tensor) or active.dtype != torch.bool:
-        raise TypeError(f"active must be a bool tensor of shape ({R},), got {getattr(active, 'dtype', type(active))}")
+        raise TypeError(f"active must be a bool tensor of shape ({R},), got "
+                        f"{getattr(active, 'dtype', type(active))}")
     if active.shape != (R,):
         raise ValueError(f"active must have shape ({R},), got {tuple(active.shape)}")
     check_positive(lr, "lr")
