@@ -33,7 +33,8 @@ REGISTRY_CSS = "\n".join((
     "table.attn-registry th, table.attn-registry td { font-size: 0.88em; }",
     "table.attn-registry td { overflow-wrap: anywhere; }",
     "/* inline code (module names) wraps too: the theme keeps it on one line, over the next column */",
-    "table.attn-registry td code { white-space: normal; overflow-wrap: anywhere; word-break: break-all; }",
+    "table.attn-registry td code, table.attn-registry td code span.pre "
+    "{ white-space: normal; overflow-wrap: anywhere; word-break: break-all; }",
     "table.attn-registry th { overflow-wrap: normal; hyphens: auto; }",
     "table.attn-registry th p, table.attn-registry td p { margin: 0; }",
     "button.attn-copy { font-size: 0.85em; padding: 0 0.4em; white-space: nowrap; }",
