@@ -8,32 +8,20 @@ the embedding behind the Cor. 4.1.1 panel.
 
 import math
 
-import numpy as np
 import pytest
 
 from _nc import negative_control
+from _synthetic_sweeps import synthetic_runs
 from attention_theory.trauger.checks import sparse_majority as checks
 from attention_theory.trauger.sparse_majority import theory
 from attention_theory.trauger.sparse_majority.training import SweepConfig, train_batched
 
-TS = (20, 40, 60, 80, 100, 120, 140, 160, 180, 200)
-
-
-def _runs(l1, gap, acc, seeds=5, noise=0.01):
-    """Five runs per length: the given per-T curves times (1 +- noise) (deterministic jitter)."""
-    rng = np.random.default_rng(0)
-    return [{"T": T, "seed": s, "weight_l1": l1(T) * (1 + noise * rng.standard_normal()),
-             "gen_gap": gap(T) * (1 + noise * rng.standard_normal()),
-             "val_acc": acc(T) * (1 + noise * rng.standard_normal())}
-            for T in TS for s in range(seeds)]
-
-
-FLAT = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85)
-SQRT_T_NORM = _runs(lambda T: 100.0 * math.sqrt(T / 20), lambda T: 0.2, lambda T: 0.85)
-LOG_T_NORM = _runs(lambda T: 100.0 * math.log(T), lambda T: 0.2, lambda T: 0.85)
-LOG_T_GAP = _runs(lambda T: 100.0, lambda T: 0.07 * math.log2(T), lambda T: 0.85)
-FALLING_ACC = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.9 - 0.04 * math.log2(T / 20))
-LOW_ACC = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.55)
+FLAT = synthetic_runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85)
+SQRT_T_NORM = synthetic_runs(lambda T: 100.0 * math.sqrt(T / 20), lambda T: 0.2, lambda T: 0.85)
+LOG_T_NORM = synthetic_runs(lambda T: 100.0 * math.log(T), lambda T: 0.2, lambda T: 0.85)
+LOG_T_GAP = synthetic_runs(lambda T: 100.0, lambda T: 0.07 * math.log2(T), lambda T: 0.85)
+FALLING_ACC = synthetic_runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.9 - 0.04 * math.log2(T / 20))
+LOW_ACC = synthetic_runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.55)
 
 
 @pytest.fixture(scope="module")

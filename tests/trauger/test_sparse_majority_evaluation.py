@@ -4,32 +4,20 @@ its equivalence decision and its interval as seeds are added."""
 
 import math
 
-import numpy as np
 import pytest
 
+from _synthetic_sweeps import synthetic_runs
 from attention_theory.trauger.sparse_majority import evaluation
 
-TS = (20, 40, 60, 80, 100, 120, 140, 160, 180, 200)
-
-
-def _runs(l1, gap, acc, seeds=5, noise=0.01):
-    """Five runs per length: the given per-T curves times (1 +- noise) (deterministic jitter)."""
-    rng = np.random.default_rng(0)
-    return [{"T": T, "seed": s, "weight_l1": l1(T) * (1 + noise * rng.standard_normal()),
-             "gen_gap": gap(T) * (1 + noise * rng.standard_normal()),
-             "val_acc": acc(T) * (1 + noise * rng.standard_normal())}
-            for T in TS for s in range(seeds)]
-
-
-FLAT = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85)
+FLAT = synthetic_runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85)
 
 
 def test_doubling_slope_recovers_a_known_slope():
-    runs = _runs(lambda T: 1.0 + 0.3 * math.log2(T), lambda T: 0.2, lambda T: 0.85, noise=0.0)
+    runs = synthetic_runs(lambda T: 1.0 + 0.3 * math.log2(T), lambda T: 0.2, lambda T: 0.85, noise=0.0)
     est = evaluation.doubling_slope(runs, "weight_l1")
     assert est.slope == pytest.approx(0.3) and est.low == pytest.approx(0.3)
     assert est.high == pytest.approx(0.3)
-    noisy = evaluation.doubling_slope(_runs(lambda T: 1.0, lambda T: 0.2, lambda T: 0.85, noise=0.2),
+    noisy = evaluation.doubling_slope(synthetic_runs(lambda T: 1.0, lambda T: 0.2, lambda T: 0.85, noise=0.2),
                                       "weight_l1")
     assert noisy.low < noisy.slope < noisy.high
 
@@ -59,13 +47,13 @@ def test_equivalence_decision_reads_the_interval_against_the_margin():
 def test_more_seeds_narrow_the_interval_and_decide():
     """Noisy seeds on a flat accuracy: the interval with 40 seeds per length is much narrower than
     with the first 5 (about 1/sqrt(8)), and a falling curve is decided 'outside' with enough seeds."""
-    flat = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85, seeds=40, noise=0.03)
+    flat = synthetic_runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.85, seeds=40, noise=0.03)
     few, many = evaluation.slopes_by_seed_count(flat, "val_acc", [5, 40], T_min=100, statistic="mean")
     assert many.n_draws == 240 and few.n_draws == 30
     assert many.high - many.low < 0.6 * (few.high - few.low)
     assert evaluation.equivalence_decision(many.low, many.high, 0.02) == "inside"
-    falling = _runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.9 - 0.06 * math.log2(T / 20), seeds=10,
-                    noise=0.01)
+    falling = synthetic_runs(lambda T: 100.0, lambda T: 0.2, lambda T: 0.9 - 0.06 * math.log2(T / 20),
+                             seeds=10, noise=0.01)
     (est,) = evaluation.slopes_by_seed_count(falling, "val_acc", [10], T_min=100)
     assert evaluation.equivalence_decision(est.low, est.high, 0.02) == "outside"
     with pytest.raises(ValueError, match="counts"):
