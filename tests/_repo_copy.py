@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from attention_theory import scaffold
+
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 RUFF = str(Path(PYTHON).with_name("ruff"))
@@ -104,6 +106,31 @@ def new_paper_arguments(text: str) -> list[str]:
     if m is None:
         raise ValueError("CONTRIBUTING.md shows no `python -m attention_theory new-paper ...` command")
     return shlex.split(m.group(1))
+
+
+def rekeyed(text: str, key: str) -> str:
+    """The recipe ``text`` with its paper's key (the first argument of its ``new-paper`` command)
+    replaced by ``key`` wherever it is a key: in paths, module names, claim IDs and the BibTeX key
+    it starts (``toy2025attention``); capitalized words (``Toy & Model``) stay."""
+    old = new_paper_arguments(text)[0]
+    return re.sub(rf"(?<![A-Za-z0-9_]){re.escape(old)}(?![a-z_])", key, text)
+
+
+def free_recipe(text: str, root: Path = ROOT) -> str:
+    """The recipe ``text``, re-keyed (:func:`rekeyed`) if its key or cite key is taken in the
+    repository ``root``: a clone where someone ran the recipe already (``toy`` exists) tests the
+    recipe as ``toyb``; ``LookupError`` if no key up to ``toyz`` is free."""
+    old = new_paper_arguments(text)[0]
+    for key in (old, *(old + c for c in "bcdefghijklmnopqrstuvwxyz")):
+        candidate = rekeyed(text, key)
+        args = scaffold._parser().parse_args(new_paper_arguments(candidate))
+        try:
+            scaffold.new_paper(args.key, title=args.title, cite=args.cite, short=args.short,
+                               chapter=args.chapter, covers=args.covers, root=root, dry_run=True)
+        except scaffold.ScaffoldError:
+            continue
+        return candidate
+    raise LookupError(f"no free key for the recipe of CONTRIBUTING.md in {root} ({old}, {old}b ... {old}z)")
 
 
 def add_snippets(root: Path, items: Sequence[Snippet]) -> list[str]:
