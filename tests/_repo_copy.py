@@ -101,10 +101,13 @@ def snippets(text: str) -> list[Snippet]:
 
 
 def new_paper_arguments(text: str) -> list[str]:
-    """The arguments of the ``python -m attention_theory new-paper`` command of the recipe."""
-    m = re.search(r"^python -m attention_theory new-paper (.+)$", text, re.M)
+    """The arguments of the ``.venv/bin/python -m attention_theory new-paper`` command of the
+    recipe (the interpreter that ``make install`` creates: a fresh clone has no other with the
+    package)."""
+    m = re.search(r"^\.venv/bin/python -m attention_theory new-paper (.+)$", text, re.M)
     if m is None:
-        raise ValueError("CONTRIBUTING.md shows no `python -m attention_theory new-paper ...` command")
+        raise ValueError("CONTRIBUTING.md shows no `.venv/bin/python -m attention_theory new-paper ...` "
+                         "command")
     return shlex.split(m.group(1))
 
 

@@ -131,5 +131,5 @@ def test_the_recipe_takes_the_first_free_key_where_its_own_is_taken(tmp_path):
     assert f"attention_theory.{old}." not in blocks and f'"{old}-lemma-1"' not in blocks
     assert f"attention_theory.{old}c.model" in blocks and f'"{old}c-lemma-1"' in blocks
     assert moved.count("Toy & Model") == text.count("Toy & Model") >= 1
-    with pytest.raises(ValueError, match="no `python -m attention_theory new-paper"):
+    with pytest.raises(ValueError, match="no `.venv/bin/python -m attention_theory new-paper"):
         free_recipe("no recipe here", tmp_path)
