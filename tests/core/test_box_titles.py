@@ -30,14 +30,24 @@ from pathlib import Path
 
 import pytest
 
+from attention_theory.papers import PAPERS
+
 BOOK = Path(__file__).resolve().parents[2] / "book"
 
-AUTHORS = {
-    "trauger": "Trauger & Tewari",
-    "deora": "Deora et al.",
-    "qin": "Qin et al.",
-    "julistiono": "Julistiono et al.",
-}
+
+
+def box_authors(short: str) -> str:
+    """How a box title names a paper, from its ``Paper.short``: one or two authors by name,
+    three or more as the first ``et al.`` (``"Qin, Zhou & Zhu (2025)"`` -> ``"Qin et al."``)."""
+    names = re.sub(r"\s*\(\d{4}\)\s*$", "", short).strip()
+    if names.endswith("et al."):
+        return names
+    authors = [a.strip() for a in re.split(r",|&", names) if a.strip()]
+    return f"{authors[0]} et al." if len(authors) > 2 else " & ".join(authors)
+
+
+#: Every paper of papers.py, by key (a new paper's boxes are checked too).
+AUTHORS = {p.key: box_authors(p.short) for p in PAPERS}
 FOLDERS = (*AUTHORS, "foundations")
 
 _KEYWORDS = (r"Lemmas?|Theorems?|Corollary|Corollaries|Propositions?|Definitions?|Assumptions?|Facts?"
@@ -241,3 +251,10 @@ def test_backtick_fenced_box_titles_hold_no_backticks(folder):
             if m and m.group(1).startswith("`") and "`" in m.group(3):
                 bad.append(f"{path.name}:{n}: {m.group(3)[:80]}")
     assert not bad, f"backticks in a ```{{prf:...}} title (use a ::: fence or drop the backticks): {bad}"
+
+
+@pytest.mark.parametrize("short, expected", [
+    ("Trauger & Tewari (2024)", "Trauger & Tewari"), ("Deora et al. (2024)", "Deora et al."),
+    ("Qin, Zhou & Zhu (2025)", "Qin et al."), ("Toy", "Toy"), ("Toy & Model (2025)", "Toy & Model")])
+def test_box_authors_come_from_the_papers_short_names(short, expected):
+    assert box_authors(short) == expected
