@@ -14,7 +14,8 @@ checked as a reader would see it:
   chapter prints (``[verified at full scale] claim / check: ...``) has the status of the
   registry's record of that (claim, check, scale);
 * nothing is clipped: no cell output, code input, display equation, table or figure of the page
-  body is wider than its box or sticks out of the text column;
+  body is wider than its box or sticks out of the text column (the article's content box; a
+  table's scroll container counts as a box: a table that only fits by scrolling is clipped);
 * the reader-visible text has no raw TeX outside math, no literal backtick, no local file path,
   and none of the internal words "task", "lent", "owed", "catalogue";
 * the footer of every page shows the package version, the build date and the git commit, and
@@ -114,9 +115,14 @@ def _layout(drv) -> dict:
     return drv.execute_script("""
         const main = document.querySelector('article.bd-article') || document.querySelector('main article') ||
                      document.querySelector('main') || document.body;
-        const col = main.getBoundingClientRect();
+        // the text column is the article's content box: its padding is not room for a box to use
+        // (a table's scroll container ends where the padding starts and cuts what lies beyond)
+        const box = main.getBoundingClientRect(), pad = getComputedStyle(main);
+        const col = {left: box.left + parseFloat(pad.paddingLeft),
+                     right: box.right - parseFloat(pad.paddingRight)};
         const sel = 'div.cell_output pre, div.cell_input pre, div.output pre, ' +
-                    'mjx-container[display="true"], div.math, table, img, svg, div.highlight pre';
+                    'mjx-container[display="true"], div.math, table, img, svg, div.highlight pre, ' +
+                    'div.pst-scrollable-table-container';
         const clipped = [];
         for (const el of main.querySelectorAll(sel)) {
           if (el.closest('.attn-blueprint-wrap') || el.closest('nav') || el.closest('.headerlink') ||

@@ -51,6 +51,12 @@ REGISTRY_CSS = "\n".join((
     "sight) */",
     "div.cell_output table { table-layout: fixed; width: 100%; font-size: 0.85em; }",
     "div.cell_output table td, div.cell_output table th { overflow-wrap: anywhere; hyphens: auto; }",
+    "/* a chapter's own tables: inline code (paths, calls) wraps, so a long path cannot widen the table "
+    "past the column */",
+    "article table.table td code, article table.table td code span.pre "
+    "{ white-space: normal; overflow-wrap: anywhere; word-break: break-all; }",
+    "/* ... and their text is a size smaller (formulas included): a five-column departures table fits */",
+    "article table.table:not(.attn-registry) { font-size: 0.9em; }",
     "",
 )) + "".join(f"span.attn-status-{k} {{ background: {v}; }}\n" for k, v in bp.STATUS_COLOURS.items())
 

@@ -113,8 +113,9 @@ def errata_counts_table(errata: list[dict[str, Any]]) -> nodes.table:
     rows.append(["all papers", *total, str(len(errata) - len(weigh)), str(len(errata))])
     # headers break only between words ("typo / notation"): a column never spills into the next
     kinds = [k.replace("/", " / ") for k in ERRATUM_KINDS.values()]
-    out = table(["paper", *kinds, "review copy or background (listed only)", "total"], rows,
-                [13, *([13] * len(ERRATUM_KINDS)), 12, 10])
+    # the widths let the longest word of each header fit its column (tests/browser_check_html.py)
+    out = table(["paper", *kinds, "listed only (review copy or remark)", "total"], rows,
+                [16, *([13] * len(ERRATUM_KINDS)), 10, 9])
     out["classes"].append("attn-errata-counts")
     return out
 
